@@ -1,0 +1,66 @@
+/**
+ * The storage adapter contract: what a backend implements to keep one store.
+ *
+ * A store is a set of entries (string keys to bytes) and a set of version bodies by id.
+ * Every method is async. The optional methods only save round trips: a store gives the
+ * same answers without them (see {@link ./store-io.ts}).
+ */
+
+/** A version id as the adapter sees it: 64 lowercase hex characters (SHA-256). */
+export type VersionKey = string;
+
+/** One write in a batch: `value` undefined deletes the key. */
+export interface EntryWrite {
+  key: string;
+  value: Uint8Array | undefined;
+}
+
+/** Everything one change of a store writes, for {@link StorageAdapter.commit}. */
+export interface Commit {
+  /** Version bodies to put (written before any entry that names them). */
+  versions: ReadonlyArray<readonly [VersionKey, Uint8Array]>;
+  /** Entry writes, applied as one batch. */
+  entries: readonly EntryWrite[];
+  /** Version bodies to delete (after the entries that named them are gone). */
+  deleteVersions: readonly VersionKey[];
+}
+
+export interface StorageAdapter {
+  /** The value of `key`, or `undefined` when absent. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** Every key that starts with `prefix`, sorted by UTF-16 code units. */
+  list(prefix: string): Promise<string[]>;
+  /** Applies every write atomically: all of them or none. */
+  batch(writes: readonly EntryWrite[]): Promise<void>;
+  getVersion(id: VersionKey): Promise<Uint8Array | undefined>;
+  putVersion(id: VersionKey, body: Uint8Array): Promise<void>;
+  deleteVersion(id: VersionKey): Promise<void>;
+
+  /** Optional: every entry under `prefix`, sorted by key, in one read. */
+  entries?(prefix: string): Promise<Array<[string, Uint8Array]>>;
+  /** Optional: several bodies in one read, `undefined` where absent, in the order asked. */
+  getVersions?(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>>;
+  /** Optional: one atomic write of versions, entries and version deletes. */
+  commit?(commit: Commit): Promise<void>;
+  /** Releases what the adapter holds. Reopening the same path gives back everything. */
+  close?(): Promise<void>;
+}
+
+/** A cache of version bodies that several stores may share. Bodies never change. */
+export interface BodyCache {
+  get(id: VersionKey): Uint8Array | undefined;
+  set(id: VersionKey, body: Uint8Array): void;
+  delete(id: VersionKey): void;
+}
+
+/**
+ * Opens stores by path, such as `registry` or `spaces/<space id>`. Paths are `/`-separated
+ * parts of `[A-Za-z0-9._-]`.
+ */
+export interface StoreFactory {
+  open(path: string): Promise<StorageAdapter>;
+  /** A body cache all stores of this factory share, instead of one each. */
+  readonly bodyCache?: BodyCache;
+  /** Releases what the factory holds, once every store is closed. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,3 @@
+export * from './errors.js';
+export * from './adapter.js';
+export * from './blob-store.js';
