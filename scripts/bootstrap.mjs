@@ -10,13 +10,17 @@ const run = (cmd, env = {}) =>
   execSync(cmd, { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } });
 const output = (cmd) => {
   try {
-    return execSync(cmd, { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync(cmd, { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return '';
   }
 };
 
-const pnpm = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const pnpm = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split(
+  '@',
+)[1];
 if (output('pnpm --version') !== pnpm) run(`npm install -g pnpm@${pnpm}`);
 
 // System packages the tests need (a real Chromium for the browser tests).
@@ -29,5 +33,7 @@ if (wantsApt && !existsSync('/usr/bin/chromium') && process.platform === 'linux'
 // better-sqlite3 builds from source where no prebuilt binary can be fetched; build it against
 // the headers that ship with this Node, when they do, rather than downloading them.
 const headers = join(dirname(process.execPath), '..', 'include', 'node');
-const env = existsSync(join(headers, 'node.h')) ? { npm_config_nodedir: join(headers, '..', '..') } : {};
+const env = existsSync(join(headers, 'node.h'))
+  ? { npm_config_nodedir: join(headers, '..', '..') }
+  : {};
 run('pnpm install --frozen-lockfile', env);

@@ -22,7 +22,10 @@ export function median(values: readonly number[]): number {
 }
 
 /** Runs `fn` `runs` times (after one warm-up) and gives the median wall time in ms. */
-export async function medianMs(runs: number, fn: () => unknown | Promise<unknown>): Promise<number> {
+export async function medianMs(
+  runs: number,
+  fn: () => unknown | Promise<unknown>,
+): Promise<number> {
   await fn();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {

@@ -9,7 +9,9 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), 'benchmarks');
 const filters = process.argv.slice(2);
 const rows: Array<[string, Figure]> = [];
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.js')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.js'))
+  .sort()) {
   const bench = (await import(join(dir, file))).default as Benchmark;
   if (filters.length && !filters.some((f) => bench.name.includes(f))) continue;
   process.stderr.write(`running ${bench.name}…\n`);

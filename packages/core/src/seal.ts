@@ -1,0 +1,48 @@
+/**
+ * Sealing: XChaCha20-Poly1305 under a 32-byte key, with a random 24-byte nonce in front.
+ * `aad` binds the ciphertext to where it belongs (a version, a key), so it cannot be moved.
+ */
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { randomBytes } from '@noble/ciphers/utils.js';
+import { MincaError } from './errors.js';
+
+export const KEY_BYTES = 32;
+const NONCE_BYTES = 24;
+/** Bytes a sealed value takes beyond its plaintext: nonce and tag. */
+export const SEAL_OVERHEAD = NONCE_BYTES + 16;
+
+function checkKey(key: Uint8Array): void {
+  if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) {
+    throw new TypeError(`key must be a Uint8Array of ${KEY_BYTES} bytes`);
+  }
+}
+
+/** A fresh random key for {@link seal}. */
+export function randomKey(): Uint8Array {
+  return randomBytes(KEY_BYTES);
+}
+
+/** Seals `plaintext`: nonce ‖ ciphertext ‖ tag. */
+export function seal(key: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array): Uint8Array {
+  checkKey(key);
+  const nonce = randomBytes(NONCE_BYTES);
+  const out = new Uint8Array(NONCE_BYTES + plaintext.length + 16);
+  out.set(nonce);
+  out.set(xchacha20poly1305(key, nonce, aad).encrypt(plaintext), NONCE_BYTES);
+  return out;
+}
+
+/** Opens what {@link seal} made; a wrong key, wrong `aad` or any tampering is `invalid_version`. */
+export function open(key: Uint8Array, sealed: Uint8Array, aad?: Uint8Array): Uint8Array {
+  checkKey(key);
+  if (sealed.length < SEAL_OVERHEAD) {
+    throw new MincaError('invalid_version', 'sealed value is too short to open');
+  }
+  try {
+    return xchacha20poly1305(key, sealed.subarray(0, NONCE_BYTES), aad).decrypt(
+      sealed.subarray(NONCE_BYTES),
+    );
+  } catch (cause) {
+    throw new MincaError('invalid_version', 'sealed value does not open under this key', { cause });
+  }
+}
