@@ -1,6 +1,31 @@
 export * from './adapter.js';
 export * from './blob-store.js';
+export type { BodyValue } from './body.js';
+export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.js';
+export { HybridClock } from './clock.js';
+export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
-export * from './lru.js';
-export * from './seal.js';
+export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
+export { hashId, randomId } from './ids.js';
+export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
+export { LruBodyCache } from './lru.js';
+export { assertCollectionName, isCollectionName } from './names.js';
+export {
+  createNode,
+  MincaNode,
+  type NodeConfig,
+  type SpaceInfo,
+  type SpaceStatus,
+} from './node.js';
+export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
+export type { ListOptions, MincaRecord, Role, SpaceChange } from './space.js';
+export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';
+export {
+  createVersion,
+  decodeVersion,
+  MAX_FILES,
+  openBody,
+  type Version,
+  type VersionDraft,
+} from './version.js';

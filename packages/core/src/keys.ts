@@ -1,0 +1,93 @@
+/**
+ * Ed25519 signing keys and their `did:key` identities.
+ * A {@link SigningKey} never shows its secret: not in `toString`, JSON, inspection or errors.
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { base58 } from '@scure/base';
+import { MincaError } from './errors.js';
+
+/** The multicodec prefix of an Ed25519 public key (0xed, varint-encoded). */
+const ED25519_PUB = [0xed, 0x01];
+const DID_PREFIX = 'did:key:z';
+
+/** The `did:key` of an Ed25519 public key. */
+export function didFromPublicKey(publicKey: Uint8Array): string {
+  if (publicKey.length !== 32) throw new TypeError('publicKey must be 32 bytes');
+  const bytes = new Uint8Array(34);
+  bytes.set(ED25519_PUB);
+  bytes.set(publicKey, 2);
+  return DID_PREFIX + base58.encode(bytes);
+}
+
+/** The Ed25519 public key a `did:key` names; `invalid_input` for anything else. */
+export function publicKeyFromDid(did: string): Uint8Array {
+  if (typeof did === 'string' && did.startsWith(DID_PREFIX) && did.length <= 64) {
+    try {
+      const bytes = base58.decode(did.slice(DID_PREFIX.length));
+      if (bytes.length === 34 && bytes[0] === ED25519_PUB[0] && bytes[1] === ED25519_PUB[1]) {
+        return bytes.slice(2);
+      }
+    } catch {
+      // Falls through to the error below.
+    }
+  }
+  throw new MincaError('invalid_input', 'not an Ed25519 did:key');
+}
+
+/** True when `signature` is `did`'s Ed25519 signature of `message`. Never throws. */
+export function verifySignature(did: string, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    return ed25519.verify(signature, message, publicKeyFromDid(did));
+  } catch {
+    return false;
+  }
+}
+
+/** An Ed25519 key pair that signs as its `did`. */
+export class SigningKey {
+  readonly #secret: Uint8Array;
+  /** The public key, 32 bytes. */
+  readonly publicKey: Uint8Array;
+  /** The `did:key` this key signs as. */
+  readonly did: string;
+
+  private constructor(secret: Uint8Array) {
+    this.#secret = secret;
+    this.publicKey = ed25519.getPublicKey(secret);
+    this.did = didFromPublicKey(this.publicKey);
+  }
+
+  /** A fresh random key. */
+  static generate(): SigningKey {
+    return new SigningKey(ed25519.utils.randomSecretKey());
+  }
+
+  /** The key whose 32-byte secret is `secret` (as {@link exportSecret} gave). */
+  static fromSecret(secret: Uint8Array): SigningKey {
+    if (!(secret instanceof Uint8Array) || secret.length !== 32) {
+      throw new TypeError('secret must be a Uint8Array of 32 bytes');
+    }
+    return new SigningKey(secret.slice());
+  }
+
+  sign(message: Uint8Array): Uint8Array {
+    return ed25519.sign(message, this.#secret);
+  }
+
+  /** The secret, for storing it. Keep it out of logs. */
+  exportSecret(): Uint8Array {
+    return this.#secret.slice();
+  }
+
+  toString(): string {
+    return `SigningKey(${this.did})`;
+  }
+
+  toJSON(): { did: string } {
+    return { did: this.did };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+}

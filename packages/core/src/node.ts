@@ -1,0 +1,215 @@
+/**
+ * The node: what an app holds. It opens spaces from its stores, and reads and writes records.
+ * `createNode` is the entry point.
+ */
+import type { StoreFactory } from './adapter.js';
+import type { BodyValue } from './body.js';
+import { HybridClock } from './clock.js';
+import { MincaError } from './errors.js';
+import { randomId, SPACE_ID } from './ids.js';
+import type { SigningKey } from './keys.js';
+import { isSystemCollection } from './names.js';
+import { Registry } from './registry.js';
+import { randomKey } from './seal.js';
+import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
+import { Store } from './store.js';
+
+export interface NodeConfig {
+  /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
+  stores: StoreFactory;
+  /** The key the node signs as. Without one, the node makes one and keeps it in its registry. */
+  key?: SigningKey;
+  /** The wall clock, ms. For tests. */
+  now?: () => number;
+}
+
+/** What `spaces.status` tells of a space. */
+export interface SpaceStatus {
+  id: string;
+  owner: string;
+  /** The Negentropy fingerprint of every collection together, as hex. */
+  fingerprint: string;
+  versions: number;
+  collections: string[];
+  /** Index entries of the store that could not be read. */
+  problems: readonly string[];
+}
+
+export interface SpaceInfo {
+  id: string;
+  owner: string;
+}
+
+/** Store path of a space. */
+export const spaceStorePath = (id: string) => `spaces/${id}`;
+export const REGISTRY_PATH = 'registry';
+
+/** Opens a node over its stores. */
+export async function createNode(config: NodeConfig): Promise<MincaNode> {
+  const { stores } = config;
+  const registry = new Registry(
+    await Store.open(await stores.open(REGISTRY_PATH), { bodyCache: stores.bodyCache }),
+  );
+  const key = config.key ?? (await registry.nodeKey());
+  return new MincaNode(stores, registry, key, new HybridClock(config.now));
+}
+
+export class MincaNode {
+  readonly #open = new Map<string, Promise<OpenSpace>>();
+  #closed = false;
+
+  /** @internal Use {@link createNode}. */
+  constructor(
+    private readonly stores: StoreFactory,
+    private readonly registry: Registry,
+    private readonly key: SigningKey,
+    private readonly clock: HybridClock,
+  ) {}
+
+  /** The DID this node signs as. */
+  get did(): string {
+    return this.key.did;
+  }
+
+  #check(): void {
+    if (this.#closed) throw new MincaError('closed', 'the node is closed');
+  }
+
+  /** The open space `id`, opening it when known but not open yet. */
+  async #space(id: string): Promise<OpenSpace> {
+    this.#check();
+    if (typeof id !== 'string' || !SPACE_ID.test(id)) {
+      throw new MincaError(
+        'unknown_space',
+        `${JSON.stringify(String(id).slice(0, 40))} is not a space id`,
+      );
+    }
+    let opening = this.#open.get(id);
+    if (!opening) {
+      opening = (async () => {
+        const entry = await this.registry.getSpace(id);
+        if (!entry) throw new MincaError('unknown_space', `space ${id} is not known here`);
+        const adapter = await this.stores.open(spaceStorePath(id));
+        const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
+        return new OpenSpace(entry, store, this.clock, this.key);
+      })();
+      this.#open.set(id, opening);
+      opening.catch(() => this.#open.delete(id));
+    }
+    return opening;
+  }
+
+  readonly spaces = {
+    /** Creates a space owned by this node's key, and opens it. */
+    create: async (): Promise<SpaceInfo> => {
+      this.#check();
+      const id = randomId();
+      await this.registry.putSpace({
+        id,
+        key: randomKey(),
+        owner: this.did,
+        added: this.clock.tick(),
+      });
+      await this.#space(id);
+      return { id, owner: this.did };
+    },
+    /** Opens a known space; `unknown_space` otherwise. */
+    open: async (id: string): Promise<SpaceInfo> => {
+      const space = await this.#space(id);
+      return { id, owner: space.entry.owner };
+    },
+    /** Closes an open space; records calls open it again. */
+    close: async (id: string): Promise<void> => {
+      const opening = this.#open.get(id);
+      if (!opening) return;
+      this.#open.delete(id);
+      await (await opening).store.close();
+    },
+    /** The ids of every space known here. */
+    list: async (): Promise<string[]> => {
+      this.#check();
+      return (await this.registry.spaceIds()).sort();
+    },
+    status: async (id: string): Promise<SpaceStatus> => {
+      const space = await this.#space(id);
+      return {
+        id,
+        owner: space.entry.owner,
+        fingerprint: space.store.fingerprint(),
+        versions: space.store.versionCount(),
+        collections: space.store.collectionNames(),
+        problems: space.store.problems,
+      };
+    },
+  };
+
+  readonly records = {
+    /**
+     * Writes a record: a new one, or a new version of `options.id` superseding its heads.
+     * `collection` is an app's, such as `app.post`; `sys.*` is the space's own.
+     */
+    put: async <T extends BodyValue>(
+      spaceId: string,
+      collection: string,
+      body: T,
+      options: { id?: string } = {},
+    ): Promise<MincaRecord<T>> => {
+      const space = await this.#space(spaceId);
+      if (isSystemCollection(collection)) {
+        throw new MincaError(
+          'invalid_name',
+          `collection ${collection} is the space's own; apps write outside sys.*`,
+        );
+      }
+      if (body === null || body === undefined) {
+        throw new MincaError('invalid_input', 'a record body cannot be null; use records.delete');
+      }
+      return (await space.put(collection, body, options.id)) as MincaRecord<T>;
+    },
+    /** The record as it stands, or `undefined`. */
+    get: async <T extends BodyValue = BodyValue>(
+      spaceId: string,
+      collection: string,
+      id: string,
+    ): Promise<MincaRecord<T> | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await space.get(collection, id)) as MincaRecord<T> | undefined;
+    },
+    /** The records of a collection that stand. */
+    list: async <T extends BodyValue = BodyValue>(
+      spaceId: string,
+      collection: string,
+      options?: ListOptions,
+    ): Promise<Array<MincaRecord<T>>> => {
+      const space = await this.#space(spaceId);
+      return (await space.list(collection, options)) as Array<MincaRecord<T>>;
+    },
+    /** Deletes a record (a tombstone version). False when it did not stand. */
+    delete: async (spaceId: string, collection: string, id: string): Promise<boolean> => {
+      const space = await this.#space(spaceId);
+      if (isSystemCollection(collection)) {
+        throw new MincaError('invalid_name', `collection ${collection} is the space's own`);
+      }
+      return space.delete(collection, id);
+    },
+    /** Calls `listener` after each change to the space's records. Returns the unsubscribe. */
+    subscribe: async (
+      spaceId: string,
+      listener: (change: SpaceChange) => void,
+    ): Promise<() => void> => {
+      const space = await this.#space(spaceId);
+      return space.subscribe(listener);
+    },
+  };
+
+  /** Closes every open space and the registry's store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const open = [...this.#open.values()];
+    this.#open.clear();
+    for (const opening of open) await (await opening.catch(() => undefined))?.store.close();
+    await this.registry.close();
+    await this.stores.close?.();
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * The store: a node's view of one store, kept in memory over its adapter.
+ *
+ * It reads the version index once, then keeps each collection's records and the entries it
+ * read or wrote. Version bodies go through an LRU cache (its own, or its factory's shared one):
+ * a body never changes, so caching it is always safe. Writes are serialised, and an entry read
+ * while a write was landing is not kept, since it may predate that write. Layout: spec 05 §5.
+ */
+import type { BodyCache, EntryWrite, StorageAdapter } from './adapter.js';
+import { fromHex, toHex } from './bytes.js';
+import { decodeStrict, encodeCbor } from './encoding.js';
+import { MincaError } from './errors.js';
+import { VERSION_HEX } from './ids.js';
+import { LruBodyCache } from './lru.js';
+import { isCollectionName } from './names.js';
+import { combinedFingerprint, NegentropyStorage } from './negentropy/index.js';
+import { CollectionState, type VersionMeta } from './record-state.js';
+import { readEntries, readVersions, writeCommit } from './store-io.js';
+import { decodeVersion, type Version } from './version.js';
+
+/** Bodies a store caches when its factory shares no cache. */
+export const DEFAULT_BODY_CACHE = 50_000;
+
+/** Prefix of the index entries: `v/<collection>/<version id>`, one per version held. */
+export const VERSION_INDEX_PREFIX = 'v/';
+
+export function versionIndexKey(collection: string, id: string): string {
+  return `${VERSION_INDEX_PREFIX}${collection}/${id}`;
+}
+
+/** A change to write in one go: new versions with their index entries, plus other entries. */
+export interface StoreChange {
+  versions?: readonly Version[];
+  entries?: readonly EntryWrite[];
+}
+
+export interface StoreOptions {
+  /** A cache shared with other stores; otherwise the store keeps its own. */
+  bodyCache?: BodyCache;
+}
+
+function metaOf(v: Version): VersionMeta {
+  const { id, record, supersedes, timestamp, author, files } = v;
+  return { id, record, supersedes, timestamp, author, files, deleted: v.sealedBody === null };
+}
+
+function encodeMeta(m: VersionMeta): Uint8Array {
+  return encodeCbor({
+    r: m.record,
+    p: m.supersedes.map(fromHex),
+    t: m.timestamp,
+    a: m.author,
+    f: m.files.map(fromHex),
+    d: m.deleted,
+  });
+}
+
+function decodeMeta(id: string, bytes: Uint8Array): VersionMeta {
+  const m = decodeStrict(bytes, { maxBytes: 16 * 1024, maxDepth: 2 }) as Record<string, unknown>;
+  const ids = (value: unknown) => {
+    if (!Array.isArray(value) || !value.every((x) => x instanceof Uint8Array && x.length === 32)) {
+      throw new MincaError('corrupt', 'bad id list');
+    }
+    return (value as Uint8Array[]).map(toHex);
+  };
+  if (
+    typeof m?.r !== 'string' ||
+    !Number.isSafeInteger(m.t) ||
+    typeof m.a !== 'string' ||
+    typeof m.d !== 'boolean'
+  ) {
+    throw new MincaError('corrupt', 'bad index entry');
+  }
+  return {
+    id,
+    record: m.r,
+    supersedes: ids(m.p),
+    timestamp: m.t as number,
+    author: m.a,
+    files: ids(m.f),
+    deleted: m.d,
+  };
+}
+
+export class Store {
+  readonly #adapter: StorageAdapter;
+  readonly #bodies: BodyCache;
+  #collections = new Map<string, CollectionState>();
+  /** Negentropy sets, built when sync or the fingerprint asks, dropped when their collection changes. */
+  #sets = new Map<string, NegentropyStorage>();
+  /** Entries read or written: `null` means known absent. */
+  #entries = new Map<string, Uint8Array | null>();
+  /** Index entries that did not decode when the store was read, by key. */
+  #problems: string[] = [];
+  #writes: Promise<unknown> = Promise.resolve();
+  /** Bumped by every write and invalidation, so a read can tell one landed under it. */
+  #generation = 0;
+  #closed = false;
+
+  private constructor(adapter: StorageAdapter, options: StoreOptions) {
+    this.#adapter = adapter;
+    this.#bodies = options.bodyCache ?? new LruBodyCache(DEFAULT_BODY_CACHE);
+  }
+
+  /** Opens a store over `adapter`, reading its version index. */
+  static async open(adapter: StorageAdapter, options: StoreOptions = {}): Promise<Store> {
+    const store = new Store(adapter, options);
+    await store.#load();
+    return store;
+  }
+
+  async #load(): Promise<void> {
+    const collections = new Map<string, CollectionState>();
+    const problems: string[] = [];
+    for (const [key, value] of await readEntries(this.#adapter, VERSION_INDEX_PREFIX)) {
+      const rest = key.slice(VERSION_INDEX_PREFIX.length);
+      const slash = rest.lastIndexOf('/');
+      const collection = rest.slice(0, slash);
+      const id = rest.slice(slash + 1);
+      try {
+        if (!isCollectionName(collection) || !VERSION_HEX.test(id)) throw new Error('bad key');
+        let state = collections.get(collection);
+        if (!state) collections.set(collection, (state = new CollectionState()));
+        state.add(decodeMeta(id, value));
+      } catch {
+        // A damaged entry is left as it is and reported; the rest of the store still opens.
+        problems.push(key);
+      }
+    }
+    this.#collections = collections;
+    this.#problems = problems;
+    this.#sets.clear();
+    this.#entries.clear();
+  }
+
+  /** Index entries that could not be read, by key. */
+  get problems(): readonly string[] {
+    return this.#problems;
+  }
+
+  #check(): void {
+    if (this.#closed) throw new MincaError('closed', 'the store is closed');
+  }
+
+  /** The collections that hold versions, sorted. */
+  collectionNames(): string[] {
+    return [...this.#collections.keys()].sort();
+  }
+
+  collection(name: string): CollectionState | undefined {
+    return this.#collections.get(name);
+  }
+
+  /** Whether the store holds version `id` (of any collection). */
+  hasVersion(collection: string, id: string): boolean {
+    return this.#collections.get(collection)?.versions.has(id) ?? false;
+  }
+
+  /** How many versions the store holds. */
+  versionCount(): number {
+    let n = 0;
+    for (const c of this.#collections.values()) n += c.versions.size;
+    return n;
+  }
+
+  /** The bodies of `ids`, decoded, in order; `undefined` where missing. Trusts what it stored. */
+  async getVersions(ids: readonly string[]): Promise<Array<Version | undefined>> {
+    this.#check();
+    const out: Array<Version | undefined> = ids.map(() => undefined);
+    const missing: number[] = [];
+    ids.forEach((id, i) => {
+      const bytes = this.#bodies.get(id);
+      if (bytes) out[i] = decodeVersion(bytes, { verify: false });
+      else missing.push(i);
+    });
+    if (missing.length > 0) {
+      const read = await readVersions(
+        this.#adapter,
+        missing.map((i) => ids[i]!),
+      );
+      read.forEach((bytes, j) => {
+        if (!bytes) return;
+        const i = missing[j]!;
+        const version = decodeVersion(bytes, { verify: false });
+        if (version.id !== ids[i])
+          throw new MincaError('corrupt', `version ${ids[i]} does not hash to its id`);
+        this.#bodies.set(version.id, bytes);
+        out[i] = version;
+      });
+    }
+    return out;
+  }
+
+  async getVersion(id: string): Promise<Version | undefined> {
+    return (await this.getVersions([id]))[0];
+  }
+
+  /** The entry under `key` (not a version index entry), `undefined` when absent. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.#check();
+    const known = this.#entries.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const generation = this.#generation;
+    const value = await this.#adapter.get(key);
+    // Keep it only if no write landed while it was being read.
+    if (generation === this.#generation) this.#entries.set(key, value ?? null);
+    return value;
+  }
+
+  /** Keys under `prefix`, read from the adapter. */
+  async list(prefix: string): Promise<string[]> {
+    this.#check();
+    return this.#adapter.list(prefix);
+  }
+
+  /**
+   * Writes versions (with their index entries) and entries in one change. Versions already held
+   * are skipped. Returns the versions that were new. Writes run one at a time, in call order.
+   */
+  commit(change: StoreChange): Promise<Version[]> {
+    this.#check();
+    const run = this.#writes.then(() => this.#commit(change));
+    this.#writes = run.catch(() => undefined);
+    return run;
+  }
+
+  async #commit(change: StoreChange): Promise<Version[]> {
+    this.#check();
+    const fresh = new Map<string, Version>();
+    for (const v of change.versions ?? []) {
+      if (!this.hasVersion(v.collection, v.id)) fresh.set(v.id, v);
+    }
+    const versions = [...fresh.values()];
+    const entries: EntryWrite[] = [
+      ...versions.map((v) => ({
+        key: versionIndexKey(v.collection, v.id),
+        value: encodeMeta(metaOf(v)),
+      })),
+      ...(change.entries ?? []),
+    ];
+    if (entries.length === 0) return [];
+    this.#generation++;
+    try {
+      await writeCommit(this.#adapter, {
+        versions: versions.map((v) => [v.id, v.bytes] as const),
+        entries,
+        deleteVersions: [],
+      });
+    } catch (cause) {
+      // What landed is unknown: forget cached entries so the next read asks the adapter.
+      this.#entries.clear();
+      throw cause instanceof MincaError
+        ? cause
+        : new MincaError('storage', 'the store could not be written', { cause });
+    } finally {
+      this.#generation++;
+    }
+    for (const v of versions) {
+      let state = this.#collections.get(v.collection);
+      if (!state) this.#collections.set(v.collection, (state = new CollectionState()));
+      state.add(metaOf(v));
+      this.#bodies.set(v.id, v.bytes);
+      this.#sets.delete(v.collection);
+    }
+    for (const e of change.entries ?? []) this.#entries.set(e.key, e.value ?? null);
+    return versions;
+  }
+
+  /** The collection's Negentropy set, sealed; rebuilt only after the collection changed. */
+  negentropySet(collection: string): NegentropyStorage {
+    let set = this.#sets.get(collection);
+    if (!set) {
+      set = new NegentropyStorage();
+      for (const meta of this.#collections.get(collection)?.versions.values() ?? []) {
+        set.insert(meta.timestamp, fromHex(meta.id));
+      }
+      set.seal();
+      this.#sets.set(collection, set);
+    }
+    return set;
+  }
+
+  /** The Negentropy fingerprint of every collection together, as hex. Equal data, equal print. */
+  fingerprint(): string {
+    return toHex(combinedFingerprint(this.collectionNames().map((c) => this.negentropySet(c))));
+  }
+
+  /** Reads everything again, after another writer changed the same store. */
+  async invalidate(): Promise<void> {
+    this.#check();
+    await this.#writes;
+    this.#generation++;
+    await this.#load();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#writes;
+    this.#closed = true;
+    await this.#adapter.close?.();
+  }
+}

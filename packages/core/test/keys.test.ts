@@ -1,0 +1,42 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { toHex } from '../src/bytes.js';
+import { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from '../src/keys.js';
+
+describe('signing keys', () => {
+  it('signs as a did:key that verifies', () => {
+    const key = SigningKey.generate();
+    expect(key.did).toMatch(/^did:key:z6Mk/);
+    expect(publicKeyFromDid(key.did)).toEqual(key.publicKey);
+    expect(didFromPublicKey(key.publicKey)).toBe(key.did);
+    const message = new Uint8Array([1, 2, 3]);
+    const signature = key.sign(message);
+    expect(verifySignature(key.did, message, signature)).toBe(true);
+    expect(verifySignature(key.did, new Uint8Array([1, 2, 4]), signature)).toBe(false);
+    expect(verifySignature(SigningKey.generate().did, message, signature)).toBe(false);
+    expect(verifySignature('did:key:nonsense', message, signature)).toBe(false);
+    expect(SigningKey.fromSecret(key.exportSecret()).did).toBe(key.did);
+  });
+
+  it('never shows its secret', () => {
+    const key = SigningKey.generate();
+    const secret = toHex(key.exportSecret());
+    const shown = [String(key), JSON.stringify(key), inspect(key), inspect({ key }), `${key}`];
+    for (const text of shown) {
+      expect(text).not.toContain(secret);
+      expect(text).toContain(key.did);
+    }
+  });
+
+  it('rejects DIDs that are not Ed25519 did:keys', () => {
+    for (const bad of [
+      '',
+      'did:web:example.com',
+      'did:key:z',
+      'did:key:zzzz',
+      `did:key:z${'1'.repeat(100)}`,
+    ]) {
+      expect(() => publicKeyFromDid(bad)).toThrow(/did:key/);
+    }
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { toHex } from '../src/bytes.js';
+import { decodeStrict, encodeCbor } from '../src/encoding.js';
+import { isMincaError } from '../src/errors.js';
+import { hashId, randomId } from '../src/ids.js';
+import { SigningKey } from '../src/keys.js';
+import { randomKey } from '../src/seal.js';
+import {
+  createVersion,
+  decodeVersion,
+  MAX_FILES,
+  openBody,
+  type VersionDraft,
+} from '../src/version.js';
+
+const key = SigningKey.generate();
+const spaceKey = randomKey();
+const draft = (over: Partial<VersionDraft> = {}): VersionDraft => ({
+  space: randomId(),
+  collection: 'app.post',
+  record: 'r1',
+  supersedes: [],
+  timestamp: 1_700_000_000_000,
+  files: [],
+  body: { text: 'hello' },
+  ...over,
+});
+
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return isMincaError(error) ? error.code : String(error);
+  }
+  return 'no error';
+};
+
+describe('versions', () => {
+  it('is content-addressed, signed and sealed', () => {
+    const v = createVersion(draft(), spaceKey, key);
+    expect(v.id).toBe(toHex(hashId(v.bytes)));
+    expect(v.author).toBe(key.did);
+    const back = decodeVersion(v.bytes);
+    expect(back).toEqual(v);
+    expect(openBody(back, spaceKey)).toEqual({ text: 'hello' });
+    // The body is ciphertext: its text is nowhere in the envelope.
+    expect(Buffer.from(v.bytes).includes(Buffer.from('hello'))).toBe(false);
+  });
+
+  it('sorts and de-duplicates what it supersedes and names', () => {
+    const ids = ['ff'.repeat(32), '00'.repeat(32), 'ff'.repeat(32)];
+    const v = createVersion(draft({ supersedes: ids, files: ids }), spaceKey, key);
+    expect(v.supersedes).toEqual(['00'.repeat(32), 'ff'.repeat(32)]);
+    expect(v.files).toEqual(v.supersedes);
+  });
+
+  it('rejects every single-byte change', () => {
+    const v = createVersion(draft(), spaceKey, key);
+    for (let i = 0; i < v.bytes.length; i++) {
+      const bytes = v.bytes.slice();
+      bytes[i]! ^= 0x01;
+      expect(['malformed', 'invalid_version']).toContain(code(() => decodeVersion(bytes)));
+    }
+  });
+
+  it('rejects a version re-signed by someone else, or re-encoded', () => {
+    const v = createVersion(draft(), spaceKey, key);
+    const fields = decodeStrict(v.bytes) as Record<string, unknown>;
+    const forged = encodeCbor({ ...fields, a: SigningKey.generate().did });
+    expect(code(() => decodeVersion(forged))).toBe('invalid_version');
+    // The same map with a field in a longer integer form.
+    const long = v.bytes.slice();
+    expect(code(() => decodeVersion(new Uint8Array([...long, 0])))).toBe('malformed');
+  });
+
+  it('does not open under another key or in another place', () => {
+    const v = createVersion(draft(), spaceKey, key);
+    expect(code(() => openBody(v, randomKey()))).toBe('invalid_version');
+    // The sealed body moved to another record does not open there.
+    const moved = createVersion(draft({ record: 'r2' }), spaceKey, key);
+    expect(code(() => openBody({ ...moved, sealedBody: v.sealedBody }, spaceKey))).toBe(
+      'invalid_version',
+    );
+  });
+
+  it('holds tombstones and limits files', () => {
+    const tomb = createVersion(draft({ body: null }), spaceKey, key);
+    expect(tomb.sealedBody).toBeNull();
+    expect(openBody(tomb, spaceKey)).toBeNull();
+    const files = Array.from({ length: MAX_FILES + 1 }, (_, i) => i.toString(16).padStart(64, '0'));
+    expect(code(() => createVersion(draft({ files }), spaceKey, key))).toBe('too_large');
+  });
+});
