@@ -1,0 +1,57 @@
+// Records put/get per second on @minca/memory, beside the crypto every put must do (one
+// Ed25519 signature, one seal, one SHA-256) measured on the same bytes in the same run.
+import { createNode, encodeCbor, hashId, randomKey, SigningKey, seal } from '@minca/core';
+import { memoryStores } from '@minca/memory';
+import { type Benchmark, median } from '../harness.js';
+
+const COUNT = 5_000;
+const RUNS = 5;
+
+async function once(): Promise<{ put: number; get: number; list: number; floor: number }> {
+  const node = await createNode({ stores: memoryStores() });
+  const space = await node.spaces.create();
+  const ids: string[] = [];
+  let start = performance.now();
+  for (let i = 0; i < COUNT; i++) {
+    ids.push((await node.records.put(space.id, 'app.post', { text: `post ${i}`, n: i })).id);
+  }
+  const put = COUNT / ((performance.now() - start) / 1000);
+  start = performance.now();
+  for (const id of ids) await node.records.get(space.id, 'app.post', id);
+  const get = COUNT / ((performance.now() - start) / 1000);
+  start = performance.now();
+  await node.records.list(space.id, 'app.post');
+  const list = COUNT / ((performance.now() - start) / 1000);
+  await node.close();
+
+  const key = SigningKey.generate();
+  const spaceKey = randomKey();
+  start = performance.now();
+  for (let i = 0; i < COUNT; i++) {
+    const body = seal(spaceKey, encodeCbor({ text: `post ${i}`, n: i }));
+    hashId(key.sign(body));
+  }
+  const floor = COUNT / ((performance.now() - start) / 1000);
+  return { put, get, list, floor };
+}
+
+const bench: Benchmark = {
+  name: 'records',
+  async run() {
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await once());
+    const m = (k: keyof (typeof runs)[0]) => median(runs.map((r) => r[k]));
+    const floor = m('floor');
+    return [
+      {
+        name: 'put (memory)',
+        value: m('put'),
+        unit: 'records/s',
+        note: `${(m('put') / floor).toFixed(2)}× sign+seal+hash alone (${Math.round(floor)}/s)`,
+      },
+      { name: 'get (memory)', value: m('get'), unit: 'records/s' },
+      { name: `list ${COUNT} (memory)`, value: m('list'), unit: 'records/s' },
+    ];
+  },
+};
+export default bench;
