@@ -1,0 +1,17 @@
+/**
+ * The transport contract: an ordered, reliable channel of binary messages between two nodes.
+ * Sync runs over any of them — an in-memory pair, a MessagePort, a WebSocket — and never sees
+ * which. Platform transports live beside their platform and are passed in.
+ */
+
+export interface Transport {
+  /** Sends one message. Throws `closed` after the transport closed. */
+  send(message: Uint8Array): void;
+  /** Called with each message received, in order. Set once, before messages flow. */
+  onMessage: ((message: Uint8Array) => void) | undefined;
+  /** Called once when the transport closes, from either side, with a reason when known. */
+  onClose: ((reason?: string) => void) | undefined;
+  /** Closes the transport; the peer's `onClose` is told `reason`. */
+  close(reason?: string): void;
+  readonly closed: boolean;
+}
