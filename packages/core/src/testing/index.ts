@@ -1,0 +1,10 @@
+/**
+ * `@minca/core/testing`: the conformance suites every storage adapter and blob store runs, and
+ * the integrity check crash tests use. Imports vitest and core only, so it runs in a browser.
+ */
+export type { AdapterTestContext } from './adapter-harness.js';
+export type { BlobStoreTestContext } from './blob-store-checks.js';
+export { runBlobStoreTests } from './blob-store-suite.js';
+export { isCheckedValue, makeCheckedValue } from './checked-value.js';
+export { checkStoreIntegrity, type IntegrityOptions, type IntegrityReport } from './integrity.js';
+export { runStorageAdapterTests } from './storage-adapter-suite.js';
