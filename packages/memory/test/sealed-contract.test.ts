@@ -1,0 +1,8 @@
+import { randomKey } from '@minca/core';
+import { runStorageAdapterTests } from '@minca/core/testing';
+import { sealedStores } from '../../core/src/sealed-stores.ts';
+import { memoryStores } from '../src/index.ts';
+
+runStorageAdapterTests('sealedStores over memoryStores', async () => ({
+  factory: sealedStores(memoryStores(), randomKey()),
+}));
