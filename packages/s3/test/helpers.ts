@@ -1,0 +1,60 @@
+import { isMincaError, type MincaErrorCode } from '@minca/core';
+import { expect } from 'vitest';
+
+/** Awaits `promise` and expects it to reject with a MincaError of `code`; returns the error. */
+export async function expectMincaError(
+  promise: Promise<unknown>,
+  code: MincaErrorCode,
+): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isMincaError(error, code), `expected MincaError(${code}), got ${String(error)}`).toBe(
+    true,
+  );
+  return error as Error;
+}
+
+/** `count` bytes, a function of `seed`, so a mix-up between objects shows. */
+export function bytesOf(seed: number, count: number): Uint8Array {
+  const bytes = new Uint8Array(count);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < count; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = x >>> 24;
+  }
+  return bytes;
+}
+
+/** Small deterministic PRNG (mulberry32), so a fault storm can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs `task` over `items` with at most `limit` at a time. */
+export async function inBatches<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Expects `actual` to be exactly `expected`, fast (toEqual walks large arrays slowly). */
+export function expectBytes(actual: Uint8Array | null, expected: Uint8Array): void {
+  expect(actual).toBeInstanceOf(Uint8Array);
+  expect(actual!.length).toBe(expected.length);
+  expect(Buffer.compare(actual!, expected), 'bytes differ').toBe(0);
+}
