@@ -21,7 +21,8 @@ export interface Flaws {
   codePoints?: boolean;
 }
 
-interface Data {
+/** What a fake store holds; pass one backing to several factories to simulate a restart. */
+export interface Data {
   entries: Map<string, Uint8Array>;
   versions: Map<string, Uint8Array>;
 }
@@ -98,9 +99,11 @@ function fakeAdapter(data: Data, flaws: Flaws, optional: boolean): StorageAdapte
   };
 }
 
-/** A factory of fake stores; its data outlives a closed store. */
-export function fakeStores(options: { flaws?: Flaws; optional?: boolean } = {}): StoreFactory {
-  const stores = new Map<string, Data>();
+/** A factory of fake stores; its data outlives a closed store, and lives in `backing` if given. */
+export function fakeStores(
+  options: { flaws?: Flaws; optional?: boolean; backing?: Map<string, Data> } = {},
+): StoreFactory {
+  const stores = options.backing ?? new Map<string, Data>();
   return {
     open: async (path) => {
       let data = stores.get(path);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StorageAdapter } from '../src/adapter.ts';
+import type { StorageAdapter, StoreFactory } from '../src/adapter.ts';
 import { type AdapterCheck, runAdapterCheck } from '../src/testing/adapter-harness.ts';
 import * as blob from '../src/testing/blob-store-checks.ts';
 import * as entry from '../src/testing/entry-checks.ts';
@@ -8,7 +8,7 @@ import * as lifecycle from '../src/testing/lifecycle-checks.ts';
 import * as listing from '../src/testing/listing-checks.ts';
 import * as optional from '../src/testing/optional-method-checks.ts';
 import { STORAGE_ADAPTER_CHECKS } from '../src/testing/storage-adapter-suite.ts';
-import { type Flaws, fakeBlobStore, fakeStores } from './fake-adapter.ts';
+import { type Data, type Flaws, fakeBlobStore, fakeStores } from './fake-adapter.ts';
 
 runStorageAdapterTests('fake, required methods only', async () => ({ factory: fakeStores() }));
 runStorageAdapterTests(
@@ -18,6 +18,14 @@ runStorageAdapterTests(
     large: true,
   },
 );
+const backing = () => new Map<string, Data>();
+runStorageAdapterTests('fake, reopened over the same backing', async () => {
+  const data = backing();
+  return {
+    factory: fakeStores({ backing: data }),
+    reopen: async () => fakeStores({ backing: data }),
+  };
+});
 runBlobStoreTests('fake blob store', async () => ({ store: fakeBlobStore() }));
 
 describe('the storage adapter suite catches broken adapters', () => {
@@ -87,6 +95,45 @@ describe('the storage adapter suite catches broken adapters', () => {
   it('every check passes on the fake, called directly', async () => {
     for (const [, check] of STORAGE_ADAPTER_CHECKS)
       await runAdapterCheck(check, { factory: fakeStores() });
+  });
+
+  it('a reopen that loses the data', async () => {
+    const context = { factory: fakeStores(), reopen: async () => fakeStores() };
+    await expect(runAdapterCheck(lifecycle.reopenKeepsEverything, context)).rejects.toThrow(
+      /after reopening/,
+    );
+  });
+
+  it('restarts by closing stores, then the factory, then reopening', async () => {
+    const events: string[] = [];
+    const data = backing();
+    const tracked = (n: number): StoreFactory => {
+      const inner = fakeStores({ backing: data });
+      return {
+        open: async (path) => {
+          const a = await inner.open(path);
+          return { ...a, close: async () => void events.push(`close store ${n}`) };
+        },
+        close: async () => void events.push(`close factory ${n}`),
+      };
+    };
+    let n = 0;
+    const context = {
+      factory: tracked(n),
+      reopen: async () => {
+        events.push('reopen');
+        return tracked(++n);
+      },
+      teardown: async () => void events.push('teardown'),
+    };
+    await runAdapterCheck(lifecycle.reopenKeepsEverything, context);
+    expect(events.slice(0, 4)).toEqual([
+      'close store 0',
+      'close store 0',
+      'close factory 0',
+      'reopen',
+    ]);
+    expect(events.slice(-2)).toEqual(['close factory 2', 'teardown']);
   });
 
   it('disposes of the context when a check fails, and reports the check', async () => {
