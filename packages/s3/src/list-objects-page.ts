@@ -10,7 +10,7 @@ export interface ListObjectsPage {
 }
 
 const malformed = (why: string) =>
-  new MincaError('malformed', `S3 answered a listing that does not parse: ${why}`);
+  new MincaError('malformed', `not a ListObjectsV2 result: ${why}`);
 
 /**
  * Reads a ListObjectsV2 (`list-type=2`) answer. Every key must start with `requestedPrefix`

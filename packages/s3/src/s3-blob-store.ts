@@ -166,14 +166,18 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
             throw statusError(what, response.status, await readS3ErrorCode(response));
           }
           const body = await readBounded(response, LIST_BODY_LIMIT);
-          if (!body) throw new MincaError('malformed', `S3 ${what}: a page over 32 MiB`);
+          if (!body) throw malformedAnswer(what, 'a page over 32 MiB');
           let xml: string;
           try {
             xml = new TextDecoder('utf-8', { fatal: true }).decode(body);
           } catch {
-            throw new MincaError('malformed', `S3 ${what}: a page that is not UTF-8`);
+            throw malformedAnswer(what, 'a page that is not UTF-8');
           }
-          return parseListObjectsPage(xml, requested);
+          try {
+            return parseListObjectsPage(xml, requested);
+          } catch (error) {
+            throw malformedAnswer(what, (error as Error).message);
+          }
         });
         for (const name of page.keys) {
           const key = name.slice(storePrefix.length);
@@ -183,7 +187,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
         token = page.nextContinuationToken;
         if (token !== undefined) {
           if (seenTokens.has(token)) {
-            throw new MincaError('malformed', `S3 ${what}: a continuation token came back twice`);
+            throw malformedAnswer(what, 'a continuation token came back twice');
           }
           seenTokens.add(token);
         }
@@ -191,6 +195,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       return [...found].sort();
     },
   };
+}
+
+function malformedAnswer(what: string, why: string): MincaError {
+  return new MincaError('malformed', `S3 ${what} got a malformed answer: ${why}`);
 }
 
 function isBlobKey(key: string): boolean {

@@ -20,7 +20,7 @@ export function parseXml(source: string): XmlElement {
   let root: XmlElement | undefined;
   let i = 0;
   const fail = (why: string): never => {
-    throw new MincaError('malformed', `S3 answered with malformed XML: ${why}`);
+    throw new MincaError('malformed', `malformed XML: ${why}`);
   };
 
   while (i < source.length) {

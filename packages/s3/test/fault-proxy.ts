@@ -20,7 +20,12 @@ export type Fault =
   /** Forwards after `ms` (bounded by the test). */
   | { kind: 'delay'; ms: number }
   /** Forwards, but answers with this body (and status) instead of upstream's. */
-  | { kind: 'replace'; status?: number; body: string; headers?: Record<string, string> };
+  | {
+      kind: 'replace';
+      status?: number;
+      body: string | Uint8Array;
+      headers?: Record<string, string>;
+    };
 
 export interface RecordedRequest {
   method: string;

@@ -58,3 +58,13 @@ export function expectBytes(actual: Uint8Array | null, expected: Uint8Array): vo
   expect(actual!.length).toBe(expected.length);
   expect(Buffer.compare(actual!, expected), 'bytes differ').toBe(0);
 }
+
+/** A 127.0.0.1 port nothing listens on (bound, then closed), for refused connections. */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
