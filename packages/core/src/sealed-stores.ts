@@ -77,9 +77,10 @@ class StoreKeys {
   /** Encrypts a key part; `upTo` is the plain key up to the end of this part. */
   #sealPart(part: string, upTo: string): string {
     const iv = hmac(sha256, this.#nameMac, utf8ToBytes(upTo)).subarray(0, NAME_IV_BYTES);
-    const out = new Uint8Array(NAME_IV_BYTES + utf8ToBytes(part).length);
+    const plain = utf8ToBytes(part);
+    const out = new Uint8Array(NAME_IV_BYTES + plain.length);
     out.set(iv);
-    out.set(xchacha20(this.#nameEnc, iv, utf8ToBytes(part)), NAME_IV_BYTES);
+    out.set(xchacha20(this.#nameEnc, iv, plain), NAME_IV_BYTES);
     return base64urlnopad.encode(out);
   }
 
@@ -97,31 +98,48 @@ class StoreKeys {
       .join('/');
   }
 
-  /** The plain key of an inner key; `corrupt` when any part fails to open. */
-  openKey(inner: string): string {
-    let upTo = '';
-    inner.split('/').forEach((sealed, i) => {
-      let bytes: Uint8Array;
-      try {
-        bytes = base64urlnopad.decode(sealed);
-      } catch (cause) {
-        throw new MincaError('corrupt', 'a sealed store holds a key that is not sealed', { cause });
-      }
-      if (bytes.length < NAME_IV_BYTES) {
-        throw new MincaError('corrupt', 'a sealed store holds a key part too short to open');
-      }
-      const iv = bytes.subarray(0, NAME_IV_BYTES);
-      const part = bytesToUtf8(xchacha20(this.#nameEnc, iv, bytes.subarray(NAME_IV_BYTES)));
-      upTo += i === 0 ? part : `/${part}`;
-      // The IV is a MAC of the plain key so far: recomputing it authenticates the part and its place.
-      const expected = hmac(sha256, this.#nameMac, utf8ToBytes(upTo)).subarray(0, NAME_IV_BYTES);
-      if (!equalBytes(iv, expected)) {
-        throw new MincaError(
-          'corrupt',
-          'a sealed store holds a key that does not open under this key',
-        );
-      }
-    });
+  /** Opens one sealed part; `upTo` is the plain key before it (with its `/`), or '' for the first. */
+  #openPart(sealed: string, upTo: string): string {
+    let bytes: Uint8Array;
+    try {
+      bytes = base64urlnopad.decode(sealed);
+    } catch (cause) {
+      throw new MincaError('corrupt', 'a sealed store holds a key that is not sealed', { cause });
+    }
+    if (bytes.length < NAME_IV_BYTES) {
+      throw new MincaError('corrupt', 'a sealed store holds a key part too short to open');
+    }
+    const iv = bytes.subarray(0, NAME_IV_BYTES);
+    const part = bytesToUtf8(xchacha20(this.#nameEnc, iv, bytes.subarray(NAME_IV_BYTES)));
+    // The IV is a MAC of the plain key so far: recomputing it authenticates the part and its place.
+    const expected = hmac(sha256, this.#nameMac, utf8ToBytes(upTo + part)).subarray(
+      0,
+      NAME_IV_BYTES,
+    );
+    if (!equalBytes(iv, expected)) {
+      throw new MincaError(
+        'corrupt',
+        'a sealed store holds a key that does not open under this key',
+      );
+    }
+    return part;
+  }
+
+  /**
+   * The plain key of `inner`, a key listed under {@link listPrefix}`(prefix)`, or `undefined`
+   * when it is not under `prefix`. The whole parts of `prefix` matched in sealed form, so only
+   * the parts after them are opened, and a key is dropped as soon as its first one misses.
+   * `corrupt` when a part fails to open.
+   */
+  openUnder(inner: string, prefix: string): string | undefined {
+    const sealed = inner.split('/');
+    const cut = prefix.lastIndexOf('/');
+    let upTo = cut < 0 ? '' : prefix.slice(0, cut + 1);
+    let i = cut < 0 ? 0 : prefix.slice(0, cut).split('/').length;
+    if (sealed.length <= i) return undefined;
+    upTo += this.#openPart(sealed[i]!, upTo);
+    if (!upTo.startsWith(prefix)) return undefined;
+    for (i++; i < sealed.length; i++) upTo += `/${this.#openPart(sealed[i]!, `${upTo}/`)}`;
     return upTo;
   }
 
@@ -181,8 +199,8 @@ function sealedAdapter(inner: StorageAdapter, keys: StoreKeys): StorageAdapter {
     const innerPrefix = keys.listPrefix(prefix);
     if (innerPrefix === undefined) return found;
     for (const innerKey of await inner.list(innerPrefix)) {
-      const key = keys.openKey(innerKey);
-      if (key.startsWith(prefix)) found.push([key, innerKey]);
+      const key = keys.openUnder(innerKey, prefix);
+      if (key !== undefined) found.push([key, innerKey]);
     }
     return found.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   };
@@ -204,8 +222,8 @@ function sealedAdapter(inner: StorageAdapter, keys: StoreKeys): StorageAdapter {
       const innerPrefix = keys.listPrefix(prefix);
       if (innerPrefix === undefined) return out;
       for (const [innerKey, sealed] of await readEntries(inner, innerPrefix)) {
-        const key = keys.openKey(innerKey);
-        if (key.startsWith(prefix)) out.push([key, keys.openValue(key, sealed)]);
+        const key = keys.openUnder(innerKey, prefix);
+        if (key !== undefined) out.push([key, keys.openValue(key, sealed)]);
       }
       return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     },

@@ -129,6 +129,8 @@ describe('sealedStores', () => {
     const { store, raw } = await setup();
     await raw.batch([{ key: 'plain/key', value: bytes('x') }]);
     await expectCorrupt(store.list(''));
+    await store.batch([{ key: 'v/a/b', value: bytes('x') }]);
+    expect(await store.list('v/a/')).toEqual(['v/a/b']); // a listing under a prefix never meets it
     await raw.batch([
       { key: 'plain/key', value: undefined },
       { key: 'AAAA', value: bytes('x') },
