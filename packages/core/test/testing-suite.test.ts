@@ -166,6 +166,19 @@ describe('the blob store suite catches broken blob stores', () => {
       }),
     ).rejects.toThrow(/expected a rejection/);
   });
+  it('a method that throws instead of rejecting', async () => {
+    const store = fakeBlobStore();
+    const syncPut = {
+      ...store,
+      put: (key: string, bytes: Uint8Array) => {
+        if (key === '') throw new TypeError('sync');
+        return store.put(key, bytes);
+      },
+    };
+    await expect(
+      blob.runBlobStoreCheck(blob.invalidKeysRejected, { store: syncPut }),
+    ).rejects.toThrow(/threw synchronously/);
+  });
   it('aliased bytes', async () => {
     await expect(
       blob.runBlobStoreCheck(blob.bytesAreNotAliased, { store: fakeBlobStore({ aliases: true }) }),

@@ -58,8 +58,17 @@ export function assertBytes(actual: unknown, expected: Uint8Array, what: string)
   }
 }
 
-/** Awaits `promise` and returns what it rejected with; fails if it resolved. */
-export async function rejection(promise: Promise<unknown>, what: string): Promise<unknown> {
+/**
+ * Calls `run` and returns what its promise rejected with; fails if it resolved, or if `run`
+ * threw instead of returning a rejected promise (every adapter method is async).
+ */
+export async function rejection(run: () => Promise<unknown>, what: string): Promise<unknown> {
+  let promise: Promise<unknown>;
+  try {
+    promise = run();
+  } catch (error) {
+    fail(`${what}: threw synchronously instead of rejecting (${String(error)})`);
+  }
   let resolved = false;
   try {
     await promise;

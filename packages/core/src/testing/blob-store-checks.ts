@@ -176,8 +176,8 @@ export const VALID_EDGE_KEYS: readonly string[] = [
   'A-Z_0.9',
 ];
 
-async function expectInvalid(promise: Promise<unknown>, what: string): Promise<void> {
-  const error = await rejection(promise, what);
+async function expectInvalid(run: () => Promise<unknown>, what: string): Promise<void> {
+  const error = await rejection(run, what);
   assert(
     isMincaError(error, 'invalid_name'),
     `${what}: expected MincaError invalid_name, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
@@ -186,9 +186,9 @@ async function expectInvalid(promise: Promise<unknown>, what: string): Promise<v
 
 export async function invalidKeysRejected(store: BlobStore): Promise<void> {
   for (const [key, why] of INVALID_BLOB_KEYS) {
-    await expectInvalid(store.put(key, valueFor('bad')), `put of a key with ${why}`);
-    await expectInvalid(store.get(key), `get of a key with ${why}`);
-    await expectInvalid(store.delete(key), `delete of a key with ${why}`);
+    await expectInvalid(() => store.put(key, valueFor('bad')), `put of a key with ${why}`);
+    await expectInvalid(() => store.get(key), `get of a key with ${why}`);
+    await expectInvalid(() => store.delete(key), `delete of a key with ${why}`);
   }
   assertStrings(await store.list(''), [], 'nothing stored by rejected puts');
   for (const key of VALID_EDGE_KEYS) {

@@ -89,18 +89,19 @@ export async function failedBatchWritesNothing(h: AdapterHarness): Promise<void>
   await putAll(a, ['kept', 'old'], 1);
   const bad = { key: 'bad', value: 'not bytes' as unknown as Uint8Array };
   await rejection(
-    a.batch([{ key: 'new', value: valueFor('new') }, { key: 'old', value: undefined }, bad]),
+    () => a.batch([{ key: 'new', value: valueFor('new') }, { key: 'old', value: undefined }, bad]),
     'batch with a value that is not a Uint8Array',
   );
   assertStrings(await a.list(''), ['kept', 'old'], 'list after a failed batch (all or nothing)');
   assertBytes(await a.get('old'), valueFor('old', 1), 'a key a failed batch would have deleted');
   if (a.commit) {
     await rejection(
-      a.commit({
-        versions: [[versionId(5), sampleBytes(5, 10)]],
-        entries: [bad],
-        deleteVersions: [],
-      }),
+      () =>
+        a.commit!({
+          versions: [[versionId(5), sampleBytes(5, 10)]],
+          entries: [bad],
+          deleteVersions: [],
+        }),
       'commit with a value that is not a Uint8Array',
     );
     assertIs(
