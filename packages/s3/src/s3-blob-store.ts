@@ -14,7 +14,9 @@ export interface S3BlobStoreOptions {
   bucket: string;
   /** Keeps every key under `<prefix>/` in the bucket; blob-key grammar, a trailing `/` allowed. */
   prefix?: string;
+  /** The access key id; it appears in each request's signature scope, never in messages. */
   accessKeyId: string;
+  /** The secret key: it signs requests and is never sent, logged or put in a message. */
   secretAccessKey: string;
   /** The SigV4 region; `auto` by default, as R2 wants. AWS needs the bucket's region. */
   region?: string;

@@ -12,7 +12,7 @@ import { type SigV4Expectation, sigV4Problem } from './sigv4-verifier.js';
 
 export type Fault =
   /** Answers this status itself, with an S3 error body, without asking upstream. */
-  | { kind: 'status'; status: number; retryAfter?: string; code?: string }
+  | { kind: 'status'; status: number; retryAfter?: string; code?: string; location?: string }
   /** Destroys the connection before answering anything. */
   | { kind: 'reset-before' }
   /** Forwards upstream, then sends the answer's head and half its body and destroys the connection. */
@@ -104,6 +104,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     switch (fault?.kind) {
       case 'status':
         if (fault.retryAfter !== undefined) res.setHeader('retry-after', fault.retryAfter);
+        if (fault.location !== undefined) res.setHeader('location', fault.location);
         return sendError(res, fault.status, fault.code ?? 'InjectedFault');
       case 'reset-before':
         req.socket.destroy();
