@@ -96,10 +96,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   });
 
   /** A 404 means "no such key", unless the bucket itself is missing: that must not pass. */
-  const absentKey = async (what: string, response: Response): Promise<boolean> => {
+  const throwIfNoBucket = async (what: string, response: Response): Promise<void> => {
     const code = await readS3ErrorCode(response);
     if (code === 'NoSuchBucket') throw statusError(what, response.status, code);
-    return true;
   };
 
   return {
@@ -107,7 +106,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       assertBlobKey(key);
       const what = `get of ${JSON.stringify(key)}`;
       return transport.send(what, { method: 'GET', url: objectUrl(key) }, async (response) => {
-        if (response.status === 404 && (await absentKey(what, response))) return null;
+        if (response.status === 404) {
+          await throwIfNoBucket(what, response);
+          return null;
+        }
         if (response.status !== 200) {
           throw statusError(what, response.status, await readS3ErrorCode(response));
         }
@@ -143,7 +145,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       assertBlobKey(key);
       const what = `delete of ${JSON.stringify(key)}`;
       await transport.send(what, { method: 'DELETE', url: objectUrl(key) }, async (response) => {
-        if (response.status === 404 && (await absentKey(what, response))) return;
+        if (response.status === 404) return throwIfNoBucket(what, response);
         if (response.status < 200 || response.status > 299) {
           throw statusError(what, response.status, await readS3ErrorCode(response));
         }

@@ -1,6 +1,7 @@
 import type { BlobStore } from '@minca/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { backoffMs, createS3BlobStore, MAX_ATTEMPTS } from '../src/index.ts';
+import { retryAfterMs } from '../src/retry-policy.ts';
 import { type Fault, type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { bytesOf, expectMincaError } from './helpers.ts';
 import {
@@ -64,6 +65,17 @@ describe('the retry policy', () => {
     expect(backoffMs(0, 0.999_999)).toBeLessThan(250);
     expect(backoffMs(0, 0.999_999)).toBeGreaterThan(249.99);
     expect(backoffMs(9, 0)).toBe(3750);
+  });
+
+  it('reads Retry-After as delta-seconds or an HTTP date, at most 60 s', () => {
+    const now = Date.parse('2026-12-02T12:00:00Z');
+    expect(retryAfterMs('7', now)).toBe(7000);
+    expect(retryAfterMs(' 0 ', now)).toBe(0);
+    expect(retryAfterMs('Wed, 02 Dec 2026 12:00:09 GMT', now)).toBe(9000);
+    expect(retryAfterMs('Wed, 02 Dec 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('86400', now)).toBe(60_000);
+    for (const bad of [null, '', '-1', '1.5', 'soon'])
+      expect(retryAfterMs(bad, now)).toBeUndefined();
   });
 
   for (const [label, fault] of [
