@@ -16,11 +16,21 @@ export {
   type NodeConfig,
   type SpaceInfo,
   type SpaceStatus,
+  type SpaceTicket,
 } from './node.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export type { ListOptions, MincaRecord, Role, SpaceChange } from './space.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';
+export { createMemoryTransportPair, type MemoryTransportOptions } from './sync/memory-transport.js';
+export { createMessagePortTransport, type MessagePortLike } from './sync/message-port-transport.js';
+export type { Transport } from './sync/transport.js';
+export {
+  createWebSocketTransport,
+  keepConnected,
+  type ReconnectOptions,
+  type WebSocketLike,
+} from './sync/websocket-transport.js';
 export {
   createVersion,
   decodeVersion,

@@ -11,8 +11,16 @@ import type { SigningKey } from './keys.js';
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
-import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
+import {
+  type ListOptions,
+  MEMBER_COLLECTION,
+  type MincaRecord,
+  OpenSpace,
+  type Role,
+  type SpaceChange,
+} from './space.js';
 import { Store } from './store.js';
+import { decodeVersion } from './version.js';
 
 export interface NodeConfig {
   /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
@@ -35,6 +43,15 @@ export interface SpaceStatus {
   problems: readonly string[];
 }
 
+/** Everything a node needs to join a space: see `spaces.share`. */
+export interface SpaceTicket {
+  id: string;
+  key: Uint8Array;
+  owner: string;
+  /** The owner's grant of the joiner's role, as version bytes. */
+  versions: Uint8Array[];
+}
+
 export interface SpaceInfo {
   id: string;
   owner: string;
@@ -51,7 +68,7 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await Store.open(await stores.open(REGISTRY_PATH), { bodyCache: stores.bodyCache }),
   );
   const key = config.key ?? (await registry.nodeKey());
-  return new MincaNode(stores, registry, key, new HybridClock(config.now));
+  return new MincaNode(stores, registry, key, new HybridClock(config.now), config.now ?? Date.now);
 }
 
 export class MincaNode {
@@ -64,6 +81,7 @@ export class MincaNode {
     private readonly registry: Registry,
     private readonly key: SigningKey,
     private readonly clock: HybridClock,
+    private readonly now: () => number,
   ) {}
 
   /** The DID this node signs as. */
@@ -91,7 +109,8 @@ export class MincaNode {
         if (!entry) throw new MincaError('unknown_space', `space ${id} is not known here`);
         const adapter = await this.stores.open(spaceStorePath(id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
-        return new OpenSpace(entry, store, this.clock, this.key);
+        const space = new OpenSpace(entry, store, this.clock, this.key);
+        return space;
       })();
       this.#open.set(id, opening);
       opening.catch(() => this.#open.delete(id));
@@ -140,6 +159,57 @@ export class MincaNode {
         collections: space.store.collectionNames(),
         problems: space.store.problems,
       };
+    },
+    /**
+     * What another node needs to join space `id` as `did`: the space's id, key and owner, and
+     * the owner's grant of `did`'s role, so the joiner knows its role before it first syncs.
+     * It holds the space key: hand it over only to `did`, over a channel you trust.
+     */
+    share: async (id: string, did: string): Promise<SpaceTicket> => {
+      const space = await this.#space(id);
+      const grant = space.store
+        .collection(MEMBER_COLLECTION)
+        ?.records.get(did.replace(/^did:key:/, ''));
+      const versions = await space.store.getVersions([...(grant?.versions.keys() ?? [])]);
+      return {
+        id,
+        key: space.entry.key.slice(),
+        owner: space.entry.owner,
+        versions: versions.flatMap((v) => (v ? [v.bytes] : [])),
+      };
+    },
+    /** Adds a space from a {@link SpaceTicket} and opens it. */
+    join: async (ticket: SpaceTicket): Promise<SpaceInfo> => {
+      this.#check();
+      const { id, key, owner } = ticket;
+      if (
+        !SPACE_ID.test(id) ||
+        !(key instanceof Uint8Array) ||
+        key.length !== 32 ||
+        typeof owner !== 'string'
+      ) {
+        throw new MincaError(
+          'invalid_input',
+          'a space ticket needs the space id, its 32-byte key and its owner',
+        );
+      }
+      const versions = ticket.versions.map((bytes) => decodeVersion(bytes));
+      if (versions.some((v) => v.space !== id || v.collection !== MEMBER_COLLECTION)) {
+        throw new MincaError('invalid_input', 'a space ticket holds only grants of its own space');
+      }
+      if (!(await this.registry.getSpace(id)))
+        await this.registry.putSpace({ id, key, owner, added: this.clock.tick() });
+      const space = await this.#space(id);
+      await space.takeIn(versions);
+      return { id, owner: space.entry.owner };
+    },
+    /** Grants `did` a role in the space. Only the owner's grants count. */
+    setRole: async (id: string, did: string, role: Role): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did) {
+        throw new MincaError('not_authorized', 'only the space owner grants roles');
+      }
+      await space.setRole(did, role);
     },
   };
 

@@ -48,7 +48,7 @@ export type Role = 'owner' | 'writer' | 'reader';
 export class OpenSpace {
   readonly #listeners = new Set<(change: SpaceChange) => void>();
   /** Members granted by the owner, by DID; recomputed after `sys.member` changes. */
-  #writers: Map<string, Role> | undefined;
+  #members: Map<string, Role> | undefined;
 
   constructor(
     readonly entry: SpaceEntry,
@@ -65,11 +65,16 @@ export class OpenSpace {
     return this.entry.id;
   }
 
+  /** `did`'s role in this space now, if any. */
+  async roleOf(did: string): Promise<Role | undefined> {
+    if (did === this.entry.owner) return 'owner';
+    this.#members ??= await this.#readMembers();
+    return this.#members.get(did);
+  }
+
   /** Whether `author` may write in this space now. */
   async mayWrite(author: string): Promise<boolean> {
-    if (author === this.entry.owner) return true;
-    if (!this.#writers) this.#writers = await this.#readMembers();
-    const role = this.#writers.get(author);
+    const role = await this.roleOf(author);
     return role === 'owner' || role === 'writer';
   }
 
@@ -166,7 +171,8 @@ export class OpenSpace {
   async delete(collection: string, id: string): Promise<boolean> {
     assertCollectionName(collection);
     const record = this.store.collection(collection)?.records.get(id);
-    if (!record || record.heads.size === 0) return false;
+    // Already one tombstone and nothing beside it: there is nothing left to delete.
+    if (!record || (record.heads.size === 1 && record.winner()!.deleted)) return false;
     const stood = (await this.#read(collection, id, record)) !== undefined;
     await this.#write(collection, id, null);
     return stood;
@@ -174,6 +180,10 @@ export class OpenSpace {
 
   async #write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
     assertCollectionName(collection);
+    // What a node may not write would not stand anywhere, so it is refused here, not stored.
+    if (!(await this.mayWrite(this.key.did))) {
+      throw new MincaError('not_authorized', `${this.key.did} may not write in space ${this.id}`);
+    }
     if (typeof id !== 'string' || !RECORD_ID.test(id)) {
       throw new MincaError(
         'invalid_name',
@@ -203,7 +213,7 @@ export class OpenSpace {
     const fresh = await this.store.commit({ versions });
     if (fresh.length === 0) return fresh;
     const collections = [...new Set(fresh.map((v) => v.collection))].sort();
-    if (collections.includes(MEMBER_COLLECTION)) this.#writers = undefined;
+    if (collections.includes(MEMBER_COLLECTION)) this.#members = undefined;
     const change = { space: this.id, collections };
     // Told after the write, each on its own: a listener that throws can't undo or block it.
     for (const listener of this.#listeners) void Promise.resolve(change).then(listener);

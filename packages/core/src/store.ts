@@ -10,10 +10,10 @@ import type { BodyCache, EntryWrite, StorageAdapter } from './adapter.js';
 import { fromHex, toHex } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
+import { IdSum } from './id-sum.js';
 import { VERSION_HEX } from './ids.js';
 import { LruBodyCache } from './lru.js';
 import { isCollectionName } from './names.js';
-import { combinedFingerprint, NegentropyStorage } from './negentropy/index.js';
 import { CollectionState, type VersionMeta } from './record-state.js';
 import { readEntries, readVersions, writeCommit } from './store-io.js';
 import { decodeVersion, type Version } from './version.js';
@@ -86,8 +86,10 @@ export class Store {
   readonly #adapter: StorageAdapter;
   readonly #bodies: BodyCache;
   #collections = new Map<string, CollectionState>();
-  /** Negentropy sets, built when sync or the fingerprint asks, dropped when their collection changes. */
-  #sets = new Map<string, NegentropyStorage>();
+  /** Values derived from one collection (sync's sorted sets), dropped when it changes. */
+  #derived = new Map<string, unknown>();
+  /** The sum of every version id held, for the fingerprint. */
+  #sum = new IdSum();
   /** Entries read or written: `null` means known absent. */
   #entries = new Map<string, Uint8Array | null>();
   /** Index entries that did not decode when the store was read, by key. */
@@ -127,9 +129,13 @@ export class Store {
         problems.push(key);
       }
     }
+    const sum = new IdSum();
+    for (const state of collections.values())
+      for (const id of state.versions.keys()) sum.add(fromHex(id));
     this.#collections = collections;
     this.#problems = problems;
-    this.#sets.clear();
+    this.#sum = sum;
+    this.#derived.clear();
     this.#entries.clear();
   }
 
@@ -259,30 +265,31 @@ export class Store {
       let state = this.#collections.get(v.collection);
       if (!state) this.#collections.set(v.collection, (state = new CollectionState()));
       state.add(metaOf(v));
+      this.#sum.add(fromHex(v.id));
       this.#bodies.set(v.id, v.bytes);
-      this.#sets.delete(v.collection);
+      this.#derived.delete(v.collection);
     }
     for (const e of change.entries ?? []) this.#entries.set(e.key, e.value ?? null);
     return versions;
   }
 
-  /** The collection's Negentropy set, sealed; rebuilt only after the collection changed. */
-  negentropySet(collection: string): NegentropyStorage {
-    let set = this.#sets.get(collection);
-    if (!set) {
-      set = new NegentropyStorage();
-      for (const meta of this.#collections.get(collection)?.versions.values() ?? []) {
-        set.insert(meta.timestamp, fromHex(meta.id));
-      }
-      set.seal();
-      this.#sets.set(collection, set);
+  /**
+   * A value derived from a collection's versions, such as sync's sorted set: built on first
+   * use, and again only after the collection changed.
+   */
+  derived<T>(collection: string, build: (versions: Iterable<VersionMeta>) => T): T {
+    if (!this.#derived.has(collection)) {
+      this.#derived.set(
+        collection,
+        build(this.#collections.get(collection)?.versions.values() ?? []),
+      );
     }
-    return set;
+    return this.#derived.get(collection) as T;
   }
 
   /** The Negentropy fingerprint of every collection together, as hex. Equal data, equal print. */
   fingerprint(): string {
-    return toHex(combinedFingerprint(this.collectionNames().map((c) => this.negentropySet(c))));
+    return toHex(this.#sum.fingerprint());
   }
 
   /** Reads everything again, after another writer changed the same store. */

@@ -1,0 +1,142 @@
+/**
+ * The sync protocol's messages: one CBOR map per transport message, strictly decoded and
+ * bounded. Spec 05 §8.
+ */
+import { decodeStrict, encodeCbor } from '../encoding.js';
+import { MincaError } from '../errors.js';
+import { SPACE_ID } from '../ids.js';
+import { isCollectionName } from '../names.js';
+import { MAX_VERSION_BYTES } from '../version.js';
+import { MAX_IDS_PER_WANT } from './pacing.js';
+
+export const PROTOCOL_VERSION = 1;
+/** Largest message a node sends or takes. */
+export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+/** Negentropy's own frame limit inside a `neg` message. */
+export const NEGENTROPY_FRAME_LIMIT = 512 * 1024;
+/** Spaces one connection may name. */
+export const MAX_SPACES = 10_000;
+
+export type Message =
+  /** Opens a connection: who I say I am, and a nonce for you to sign. */
+  | { t: 'hi'; v: number; d: string; n: Uint8Array }
+  /** Proves `hi`'s DID: a signature over both DIDs and both nonces. */
+  | { t: 'auth'; g: Uint8Array }
+  /** Sent once the peer proved its DID: the spaces I will sync with it. */
+  | { t: 'spaces'; s: string[] }
+  /** Where I am in a space: its fingerprint, and each collection's version count. */
+  | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]> }
+  /** One Negentropy message of a reconciliation of one collection. */
+  | { t: 'neg'; s: string; c: string; m: Uint8Array }
+  /** The ids of versions I want; `q` numbers the want. */
+  | { t: 'want'; s: string; q: number; i: Uint8Array[] }
+  /** Versions: answering want `q`, or (without `q`) pushed because you lack them. */
+  | { t: 'vers'; s: string; q?: number; v: Uint8Array[] }
+  /** A version I took from you and will not keep, and why. */
+  | { t: 'refuse'; s: string; i: Uint8Array; w: string }
+  /** I am closing the connection, and why. */
+  | { t: 'bye'; w: string };
+
+export function encodeMessage(message: Message): Uint8Array {
+  const bytes = encodeCbor(message);
+  if (bytes.length > MAX_FRAME_BYTES)
+    throw new RangeError(`message of ${bytes.length} bytes is over the frame limit`);
+  return bytes;
+}
+
+const bad = (why: string): never => {
+  throw new MincaError('protocol', `bad message: ${why}`);
+};
+const text = (v: unknown, max: number, what: string): string =>
+  typeof v === 'string' && v.length <= max ? v : bad(`${what} must be text of at most ${max}`);
+const bytes = (v: unknown, max: number, what: string, exact?: number): Uint8Array =>
+  v instanceof Uint8Array && v.length <= max && (exact === undefined || v.length === exact)
+    ? v
+    : bad(`${what} must be bytes`);
+const space = (v: unknown): string =>
+  typeof v === 'string' && SPACE_ID.test(v) ? v : bad('bad space id');
+const list = (v: unknown, max: number, what: string): unknown[] =>
+  Array.isArray(v) && v.length <= max ? v : bad(`${what} must be a list of at most ${max}`);
+const uint = (v: unknown, what: string): number =>
+  Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : bad(`${what} must be a uint`);
+function exactKeys(m: Record<string, unknown>, keys: string[], optional: string[] = []): void {
+  for (const k of Object.keys(m))
+    if (!keys.includes(k) && !optional.includes(k)) bad(`unexpected field ${k.slice(0, 20)}`);
+  for (const k of keys) if (!(k in m)) bad(`missing field ${k}`);
+}
+
+/** Decodes one message from a peer; anything off is `protocol` (or `malformed` for bad CBOR). */
+export function decodeMessage(frame: Uint8Array): Message {
+  const m = decodeStrict(frame, { maxBytes: MAX_FRAME_BYTES, maxDepth: 3 }) as Record<
+    string,
+    unknown
+  >;
+  if (m === null || typeof m !== 'object' || Array.isArray(m) || m instanceof Uint8Array)
+    bad('not a map');
+  switch (m.t) {
+    case 'hi':
+      exactKeys(m, ['t', 'v', 'd', 'n']);
+      return {
+        t: 'hi',
+        v: uint(m.v, 'v'),
+        d: text(m.d, 64, 'did'),
+        n: bytes(m.n, 32, 'nonce', 32),
+      };
+    case 'auth':
+      exactKeys(m, ['t', 'g']);
+      return { t: 'auth', g: bytes(m.g, 64, 'signature', 64) };
+    case 'spaces':
+      exactKeys(m, ['t', 's']);
+      return { t: 'spaces', s: list(m.s, MAX_SPACES, 'spaces').map(space) };
+    case 'hello':
+      exactKeys(m, ['t', 's', 'f', 'c']);
+      return {
+        t: 'hello',
+        s: space(m.s),
+        f: bytes(m.f, 16, 'fingerprint', 16),
+        c: list(m.c, 4096, 'collections').map((e) => {
+          const [name, count] = list(e, 2, 'collection entry');
+          if (!isCollectionName(name)) bad('bad collection');
+          return [name as string, uint(count, 'count')] as [string, number];
+        }),
+      };
+    case 'neg':
+      exactKeys(m, ['t', 's', 'c', 'm']);
+      if (!isCollectionName(m.c)) bad('bad collection');
+      return {
+        t: 'neg',
+        s: space(m.s),
+        c: m.c as string,
+        m: bytes(m.m, MAX_FRAME_BYTES, 'negentropy message'),
+      };
+    case 'want':
+      exactKeys(m, ['t', 's', 'q', 'i']);
+      return {
+        t: 'want',
+        s: space(m.s),
+        q: uint(m.q, 'q'),
+        i: list(m.i, MAX_IDS_PER_WANT, 'ids').map((id) => bytes(id, 32, 'id', 32)),
+      };
+    case 'vers':
+      exactKeys(m, ['t', 's', 'v'], ['q']);
+      return {
+        t: 'vers',
+        s: space(m.s),
+        ...(m.q === undefined ? {} : { q: uint(m.q, 'q') }),
+        v: list(m.v, 4096, 'versions').map((v) => bytes(v, MAX_VERSION_BYTES, 'version')),
+      };
+    case 'refuse':
+      exactKeys(m, ['t', 's', 'i', 'w']);
+      return {
+        t: 'refuse',
+        s: space(m.s),
+        i: bytes(m.i, 32, 'id', 32),
+        w: text(m.w, 500, 'reason'),
+      };
+    case 'bye':
+      exactKeys(m, ['t', 'w']);
+      return { t: 'bye', w: text(m.w, 500, 'reason') };
+    default:
+      return bad(`unknown type ${JSON.stringify(String(m.t).slice(0, 20))}`);
+  }
+}

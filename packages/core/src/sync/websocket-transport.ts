@@ -1,0 +1,133 @@
+/**
+ * A transport over a WebSocket: the browser's global, or `ws`'s in Node — both fit
+ * {@link WebSocketLike}, so core needs neither. Messages are binary frames.
+ */
+import { MincaError } from '../errors.js';
+import type { Transport } from './transport.js';
+
+/** The part of a WebSocket this uses (browser `WebSocket` and `ws` both have it). */
+export interface WebSocketLike {
+  binaryType: string;
+  readonly readyState: number;
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code?: number; reason?: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+const OPEN = 1;
+/** WebSocket close reasons are at most 123 bytes. */
+const MAX_REASON = 120;
+
+function toBytes(data: unknown): Uint8Array | undefined {
+  if (data instanceof Uint8Array) return data; // ws gives a Buffer, a Uint8Array
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (Array.isArray(data)) {
+    // ws may split a message into fragments.
+    const parts = data as Uint8Array[];
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/** Wraps a socket that is open or opening; what is sent before it opens waits for it. */
+export function createWebSocketTransport(socket: WebSocketLike): Transport {
+  let closed = false;
+  const queue: Uint8Array[] = [];
+  socket.binaryType = 'arraybuffer';
+  const transport: Transport = {
+    onMessage: undefined,
+    onClose: undefined,
+    get closed() {
+      return closed;
+    },
+    send(message) {
+      if (closed) throw new MincaError('closed', 'the transport is closed');
+      if (socket.readyState === OPEN) socket.send(message);
+      else queue.push(message.slice());
+    },
+    close(reason) {
+      if (closed) return;
+      finish(reason);
+      socket.close(1000, (reason ?? '').slice(0, MAX_REASON));
+    },
+  };
+  const finish = (reason?: string) => {
+    if (closed) return;
+    closed = true;
+    transport.onClose?.(reason);
+  };
+  socket.onopen = () => {
+    for (const message of queue.splice(0)) socket.send(message);
+  };
+  socket.onmessage = ({ data }) => {
+    const bytes = toBytes(data);
+    // A text frame is not part of the protocol: the peer is broken.
+    if (bytes) transport.onMessage?.(bytes);
+    else transport.close('text frames are not part of the protocol');
+  };
+  socket.onclose = ({ reason }) => finish(reason || 'the connection closed');
+  socket.onerror = () => finish('the connection failed');
+  return transport;
+}
+
+export interface ReconnectOptions {
+  /** First wait after a lost connection, ms. Doubles each failure up to `maxDelayMs`. */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+  /** A random factor in [0.5, 1) by default, so peers don't reconnect in step. */
+  random?: () => number;
+}
+
+/**
+ * Keeps a connection up: `open()` makes a socket, `use(transport)` starts syncing over it, and
+ * when it closes it is opened again after a backoff that resets once a connection lasted.
+ */
+export function keepConnected(
+  open: () => WebSocketLike,
+  use: (transport: Transport) => void,
+  options: ReconnectOptions = {},
+): { close(): void } {
+  const min = options.minDelayMs ?? 500;
+  const max = options.maxDelayMs ?? 30_000;
+  const random = options.random ?? Math.random;
+  let failures = 0;
+  let stopped = false;
+  let timer: unknown;
+  let current: Transport | undefined;
+  const connect = () => {
+    if (stopped) return;
+    const socket = open();
+    const transport = createWebSocketTransport(socket);
+    const opened = socket.onopen!;
+    socket.onopen = (event) => {
+      failures = 0;
+      opened(event);
+    };
+    current = transport;
+    use(transport);
+    const closed = transport.onClose;
+    transport.onClose = (reason) => {
+      closed?.(reason);
+      if (stopped) return;
+      const wait = Math.min(max, min * 2 ** failures++) * (0.5 + random() / 2);
+      timer = setTimeout(connect, wait);
+    };
+  };
+  connect();
+  return {
+    close() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      current?.close('closed');
+    },
+  };
+}
