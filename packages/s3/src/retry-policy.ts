@@ -13,6 +13,9 @@ export const MAX_BACKOFF_MS = 5000;
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
+// The date form servers send (RFC 9110 §5.6.7); Date.parse alone takes "-1" or "1.5" too.
+const IMF_FIXDATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /** True for the statuses worth another attempt: 429 Too Many Requests and every 5xx. */
 export function isRetriableStatus(status: number): boolean {
   return status === 429 || (status >= 500 && status <= 599);
@@ -40,10 +43,10 @@ export function retryAfterMs(header: string | null, now: number): number | undef
   let ms: number;
   if (/^\d+$/.test(value)) {
     ms = Number(value) * 1000;
+  } else if (IMF_FIXDATE.test(value)) {
+    ms = Math.max(0, Date.parse(value) - now);
   } else {
-    const date = Date.parse(value);
-    if (Number.isNaN(date)) return undefined;
-    ms = Math.max(0, date - now);
+    return undefined;
   }
   return Math.min(ms, MAX_RETRY_AFTER_MS);
 }
