@@ -1,1 +1,2 @@
-export {};
+export { type IndexedDBStoresOptions, indexedDBStores } from './indexeddb-stores.js';
+export { DATABASE_VERSION } from './open-database.js';
