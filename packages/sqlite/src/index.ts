@@ -1,1 +1,8 @@
-export {};
+export type { SqliteDatabase, SqliteStatement, SqliteValue } from './driver.js';
+export { SCHEMA_VERSION } from './schema.js';
+export {
+  SQLITE_BODY_CACHE,
+  type SqliteStores,
+  type SqliteStoresOptions,
+  sqliteStores,
+} from './sqlite-stores.js';

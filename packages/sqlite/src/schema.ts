@@ -1,0 +1,117 @@
+/**
+ * The tables minca keeps in a SQLite database, and setting a connection up for them. Tables are
+ * prefixed `minca_` and the schema version lives in `minca_meta`, not `PRAGMA user_version`, so
+ * an app may keep its own tables in the same database. Layout: spec 05, "SQLite stores".
+ */
+import { MincaError } from '@minca/core';
+import { driverError, getRow, type SqliteDatabase } from './driver.js';
+
+/** The schema this code writes, and the newest it reads. */
+export const SCHEMA_VERSION = 1;
+
+const CREATE = [
+  `CREATE TABLE minca_meta (name TEXT PRIMARY KEY, value ANY) STRICT, WITHOUT ROWID`,
+  `CREATE TABLE minca_stores (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE) STRICT`,
+  // (store, key) is the primary key of a WITHOUT ROWID table: a prefix listing is one range
+  // scan of that b-tree, and a row is its key and value together.
+  `CREATE TABLE minca_entries (
+    store INTEGER NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+    PRIMARY KEY (store, key)) STRICT, WITHOUT ROWID`,
+  `CREATE TABLE minca_versions (
+    store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL,
+    PRIMARY KEY (store, id)) STRICT, WITHOUT ROWID`,
+  `INSERT INTO minca_meta (name, value) VALUES ('schema', ${SCHEMA_VERSION})`,
+];
+
+/** How {@link prepareDatabase} tunes the connection. */
+export interface ConnectionSettings {
+  /** Set WAL mode, `synchronous` and a busy timeout (else the connection is left as given). */
+  configure: boolean;
+  /** `synchronous` in WAL mode. */
+  synchronous: 'normal' | 'full';
+}
+
+/** A pragma's value, or `undefined` when the connection refuses it. */
+function pragma(db: SqliteDatabase, sql: string): unknown {
+  try {
+    const row = getRow(db.prepare(`PRAGMA ${sql}`));
+    return row === undefined ? undefined : Object.values(row)[0];
+  } catch (error) {
+    const mapped = driverError(error, `PRAGMA ${sql}`);
+    // A damaged file is worth failing for; a pragma the connection won't take (read-only, in a
+    // transaction) is not.
+    if (mapped.code === 'corrupt') throw mapped;
+    return undefined;
+  }
+}
+
+function tune(db: SqliteDatabase, settings: ConnectionSettings): void {
+  // WAL: readers don't block the writer, and a commit is one append (survives a killed process).
+  const mode = pragma(db, 'journal_mode = WAL');
+  // In WAL, NORMAL syncs at checkpoints only: a power cut may drop the last commits but never
+  // tears the database. In other journal modes NORMAL is not safe, so it is left alone.
+  if (typeof mode === 'string' && mode.toLowerCase() === 'wal') {
+    pragma(db, `synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  }
+  // Another connection (a reader, a checkpoint) waits rather than failing at once.
+  if (pragma(db, 'busy_timeout') === 0) pragma(db, 'busy_timeout = 5000');
+}
+
+/** The schema version a database holds, or `undefined` for one without minca's tables. */
+function schemaVersion(db: SqliteDatabase): number | undefined {
+  const table = getRow(
+    db.prepare(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'minca_meta'`),
+  );
+  if (table === undefined) return undefined;
+  const value = getRow(db.prepare(`SELECT value FROM minca_meta WHERE name = 'schema'`))?.value;
+  const version = typeof value === 'bigint' ? Number(value) : value;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
+    throw new MincaError('corrupt', `minca_meta holds no valid schema version (${String(value)})`);
+  }
+  return version;
+}
+
+/**
+ * Makes `db` ready for minca's stores: reads it (so a file that is not a database fails here,
+ * with `corrupt`), tunes it, and creates the tables in one transaction when they are missing.
+ * A schema newer than {@link SCHEMA_VERSION} is refused with `storage`, touching nothing.
+ */
+export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings): void {
+  try {
+    const encoding = getRow(db.prepare('PRAGMA encoding'))?.encoding;
+    // Range scans assume BINARY collation compares UTF-8; in a UTF-16 database it doesn't.
+    if (encoding !== 'UTF-8') {
+      throw new MincaError(
+        'storage',
+        `the database's text encoding is ${String(encoding)}, not UTF-8`,
+      );
+    }
+    let version = schemaVersion(db);
+    if (version !== undefined && version > SCHEMA_VERSION) {
+      throw new MincaError(
+        'storage',
+        `the database holds minca schema ${version}, newer than this version reads (${SCHEMA_VERSION})`,
+      );
+    }
+    if (settings.configure) tune(db, settings);
+    if (version === undefined) {
+      db.exec('SAVEPOINT minca_schema');
+      try {
+        // Read again inside the transaction: another connection may have just created them.
+        version = schemaVersion(db);
+        if (version === undefined) for (const sql of CREATE) db.exec(sql);
+        db.exec('RELEASE minca_schema');
+      } catch (error) {
+        try {
+          db.exec('ROLLBACK TO minca_schema');
+          db.exec('RELEASE minca_schema');
+        } catch {
+          // The first error is the one worth reporting.
+        }
+        throw error;
+      }
+    }
+  } catch (error) {
+    throw driverError(error, 'opening the SQLite stores');
+  }
+}
