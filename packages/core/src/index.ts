@@ -9,6 +9,7 @@ export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
+export type { Role } from './membership.js';
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,
@@ -19,7 +20,7 @@ export {
   type SpaceTicket,
 } from './node.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
-export type { ListOptions, MincaRecord, Role, SpaceChange } from './space.js';
+export type { ListOptions, MincaRecord, SpaceChange } from './space.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';
 export { createMemoryTransportPair, type MemoryTransportOptions } from './sync/memory-transport.js';

@@ -7,20 +7,15 @@ import type { BodyValue } from './body.js';
 import { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
 import { randomId, SPACE_ID } from './ids.js';
-import type { SigningKey } from './keys.js';
+import { decodeInvite, encodeInvite } from './invite-code.js';
+import { SigningKey } from './keys.js';
+import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
-import {
-  type ListOptions,
-  MEMBER_COLLECTION,
-  type MincaRecord,
-  OpenSpace,
-  type Role,
-  type SpaceChange,
-} from './space.js';
+import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
-import { decodeVersion } from './version.js';
+import { decodeVersion, openBody } from './version.js';
 
 export interface NodeConfig {
   /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
@@ -178,9 +173,44 @@ export class MincaNode {
         versions: versions.flatMap((v) => (v ? [v.bytes] : [])),
       };
     },
-    /** Adds a space from a {@link SpaceTicket} and opens it. */
-    join: async (ticket: SpaceTicket): Promise<SpaceInfo> => {
+    /**
+     * An invite to space `id` with `role`: a code to hand to one person over a channel you
+     * trust (it holds the space key). It stays in the registry until someone uses it.
+     */
+    invite: async (id: string, options: { role?: Role } = {}): Promise<string> => {
+      const space = await this.#space(id);
+      const role = options.role ?? 'writer';
+      const inviteKey = SigningKey.generate();
+      const offer = await space.offer(inviteKey, role);
+      await this.registry.putInvite({
+        id: didRecordId(inviteKey.did),
+        space: id,
+        role,
+        secret: inviteKey.exportSecret(),
+      });
+      return encodeInvite({
+        space: id,
+        key: space.entry.key,
+        owner: space.entry.owner,
+        secret: inviteKey.exportSecret(),
+        offer: offer.bytes,
+      });
+    },
+    /** This node's invites to space `id` that nobody has used yet. */
+    invites: async (id: string): Promise<Array<{ id: string; role: string }>> => {
+      const space = await this.#space(id);
+      const unused: Array<{ id: string; role: string }> = [];
+      for (const invite of await this.registry.invites(id)) {
+        if (space.store.collection(ACCEPT_COLLECTION)?.records.has(invite.id))
+          await this.registry.deleteInvite(invite.id);
+        else unused.push({ id: invite.id, role: invite.role });
+      }
+      return unused;
+    },
+    /** Joins with an invite code (from `invite`) or a {@link SpaceTicket}, and opens the space. */
+    join: async (ticket: SpaceTicket | string): Promise<SpaceInfo> => {
       this.#check();
+      if (typeof ticket === 'string') return this.#acceptInvite(ticket);
       const { id, key, owner } = ticket;
       if (
         !SPACE_ID.test(id) ||
@@ -212,6 +242,42 @@ export class MincaNode {
       await space.setRole(did, role);
     },
   };
+
+  async #acceptInvite(code: string): Promise<SpaceInfo> {
+    const invite = decodeInvite(code);
+    const offer = decodeVersion(invite.offer);
+    if (
+      offer.space !== invite.space ||
+      offer.author !== invite.owner ||
+      offer.collection !== 'sys.invite'
+    ) {
+      throw new MincaError('invalid_input', 'the invite code does not hold its own offer');
+    }
+    // Checked before anything is kept, so a bad code leaves no trace.
+    const inviteKey = SigningKey.fromSecret(invite.secret);
+    if (offer.record !== didRecordId(inviteKey.did)) {
+      throw new MincaError('not_authorized', 'the invite key does not match the offer');
+    }
+    try {
+      openBody(offer, invite.key);
+    } catch (cause) {
+      throw new MincaError('invalid_input', 'the invite offer does not open under the space key', {
+        cause,
+      });
+    }
+    if (!(await this.registry.getSpace(invite.space))) {
+      await this.registry.putSpace({
+        id: invite.space,
+        key: invite.key,
+        owner: invite.owner,
+        added: this.clock.tick(),
+      });
+    }
+    const space = await this.#space(invite.space);
+    await space.takeIn([offer]);
+    await space.accept(inviteKey);
+    return { id: space.id, owner: space.entry.owner };
+  }
 
   readonly records = {
     /**

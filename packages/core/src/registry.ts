@@ -19,8 +19,19 @@ export interface SpaceEntry {
   added: number;
 }
 
+/** An invite this node made and nobody has used yet. */
+export interface InviteEntry {
+  /** The invite key's DID suffix: the id of its `sys.invite` record. */
+  id: string;
+  space: string;
+  role: string;
+  /** The invite key's 32-byte secret. */
+  secret: Uint8Array;
+}
+
 const NODE_KEY = 'key/node';
 const SPACE_PREFIX = 'space/';
+const INVITE_PREFIX = 'invite/';
 
 export class Registry {
   constructor(private readonly store: Store) {}
@@ -56,6 +67,31 @@ export class Registry {
       throw new MincaError('corrupt', `the registry entry of space ${id} is damaged`);
     }
     return { id, key: m.k, owner: m.o, added: m.a };
+  }
+
+  async putInvite(invite: InviteEntry): Promise<void> {
+    const value = encodeCbor({ s: invite.space, r: invite.role, k: invite.secret });
+    await this.store.commit({ entries: [{ key: INVITE_PREFIX + invite.id, value }] });
+  }
+
+  async deleteInvite(id: string): Promise<void> {
+    await this.store.commit({ entries: [{ key: INVITE_PREFIX + id, value: undefined }] });
+  }
+
+  /** Unused invites of `space`. */
+  async invites(space: string): Promise<InviteEntry[]> {
+    const out: InviteEntry[] = [];
+    for (const key of await this.store.list(INVITE_PREFIX)) {
+      const bytes = await this.store.get(key);
+      if (!bytes) continue;
+      const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+      if (typeof m?.s !== 'string' || typeof m.r !== 'string' || !(m.k instanceof Uint8Array)) {
+        throw new MincaError('corrupt', `the registry entry ${key} is damaged`);
+      }
+      if (m.s === space)
+        out.push({ id: key.slice(INVITE_PREFIX.length), space: m.s, role: m.r, secret: m.k });
+    }
+    return out;
   }
 
   close(): Promise<void> {

@@ -8,7 +8,18 @@ import { MincaError } from './errors.js';
 import { fileIdsIn } from './file-ref.js';
 import { RECORD_ID, randomId } from './ids.js';
 import type { SigningKey } from './keys.js';
-import { assertCollectionName } from './names.js';
+import {
+  ACCEPT_COLLECTION,
+  acceptedRole,
+  acceptProof,
+  didRecordId,
+  INVITE_COLLECTION,
+  MEMBER_COLLECTION,
+  type Role,
+  readMembers,
+  type SpaceFacts,
+} from './membership.js';
+import { assertCollectionName, isSystemCollection } from './names.js';
 import type { RecordState, VersionMeta } from './record-state.js';
 import type { SpaceEntry } from './registry.js';
 import type { Store } from './store.js';
@@ -41,10 +52,6 @@ export interface SpaceChange {
   collections: string[];
 }
 
-/** Collection of membership grants: record id is the member's DID without `did:key:`. */
-export const MEMBER_COLLECTION = 'sys.member';
-export type Role = 'owner' | 'writer' | 'reader';
-
 export class OpenSpace {
   readonly #listeners = new Set<(change: SpaceChange) => void>();
   /** Members granted by the owner, by DID; recomputed after `sys.member` changes. */
@@ -67,9 +74,12 @@ export class OpenSpace {
 
   /** `did`'s role in this space now, if any. */
   async roleOf(did: string): Promise<Role | undefined> {
-    if (did === this.entry.owner) return 'owner';
-    this.#members ??= await this.#readMembers();
+    this.#members ??= await readMembers(this.#facts);
     return this.#members.get(did);
+  }
+
+  get #facts(): SpaceFacts {
+    return { id: this.id, owner: this.entry.owner, key: this.entry.key, store: this.store };
   }
 
   /** Whether `author` may write in this space now. */
@@ -78,22 +88,16 @@ export class OpenSpace {
     return role === 'owner' || role === 'writer';
   }
 
-  async #readMembers(): Promise<Map<string, Role>> {
-    const members = new Map<string, Role>();
-    const state = this.store.collection(MEMBER_COLLECTION);
-    for (const [id, record] of state?.records ?? []) {
-      const winner = record.winner();
-      // Only the owner's grants count, so nobody can grant themselves a role.
-      if (!winner || winner.deleted || winner.author !== this.entry.owner) continue;
-      const body = await this.#body(winner);
-      const role =
-        body && typeof body === 'object' && !Array.isArray(body)
-          ? (body as { role?: unknown }).role
-          : undefined;
-      if (role === 'owner' || role === 'writer' || role === 'reader')
-        members.set(`did:key:${id}`, role);
-    }
-    return members;
+  /**
+   * Whether a version from outside may be kept: its author may write, or it is the author's
+   * own valid acceptance of an invite (which is what gives the author a role).
+   */
+  async mayTakeIn(version: Version): Promise<boolean> {
+    if (await this.mayWrite(version.author)) return true;
+    return (
+      version.collection === ACCEPT_COLLECTION &&
+      (await acceptedRole(this.#facts, version)) !== undefined
+    );
   }
 
   async #body(meta: VersionMeta): Promise<BodyValue | null | undefined> {
@@ -164,7 +168,36 @@ export class OpenSpace {
   /** Grants `did` a role in the space (a `sys.member` record). Only the owner's grants count. */
   async setRole(did: string, role: Role): Promise<void> {
     if (!did.startsWith('did:key:')) throw new MincaError('invalid_input', 'a member is a did:key');
-    await this.#write(MEMBER_COLLECTION, did.slice('did:key:'.length), { role });
+    await this.#write(MEMBER_COLLECTION, didRecordId(did), { role });
+  }
+
+  /** Offers `role` to whoever holds `inviteKey` (a `sys.invite` record). Returns its version. */
+  async offer(inviteKey: SigningKey, role: Role): Promise<Version> {
+    return this.#write(INVITE_COLLECTION, didRecordId(inviteKey.did), { role });
+  }
+
+  /** Takes the role invite `inviteKey` offers, writing this node's `sys.accept`. */
+  async accept(inviteKey: SigningKey): Promise<Role> {
+    const body = { did: this.key.did, proof: inviteKey.sign(acceptProof(this.id, this.key.did)) };
+    const version = this.#seal(ACCEPT_COLLECTION, didRecordId(inviteKey.did), body);
+    const role = await acceptedRole(this.#facts, version);
+    if (!role)
+      throw new MincaError(
+        'not_authorized',
+        'the invite is not offered in this space, or was withdrawn',
+      );
+    await this.takeIn([version]);
+    return role;
+  }
+
+  /** This node's acceptances, to show a peer that does not know it yet (see the sync handshake). */
+  async ownAcceptances(): Promise<Version[]> {
+    const ids: string[] = [];
+    for (const record of this.store.collection(ACCEPT_COLLECTION)?.records.values() ?? []) {
+      for (const meta of record.versions.values())
+        if (meta.author === this.key.did) ids.push(meta.id);
+    }
+    return (await this.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
   }
 
   /** Writes a tombstone over the record's heads. False when there was nothing to delete. */
@@ -190,8 +223,15 @@ export class OpenSpace {
         `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
       );
     }
+    const version = this.#seal(collection, id, body);
+    await this.takeIn([version]);
+    return version;
+  }
+
+  /** A new version of record `id` superseding its heads, signed by this node. */
+  #seal(collection: string, id: string, body: BodyValue | null): Version {
     const heads = [...(this.store.collection(collection)?.records.get(id)?.heads ?? [])];
-    const version = createVersion(
+    return createVersion(
       {
         space: this.id,
         collection,
@@ -204,8 +244,6 @@ export class OpenSpace {
       this.entry.key,
       this.key,
     );
-    await this.takeIn([version]);
-    return version;
   }
 
   /** Stores versions (already verified) and tells listeners once. Returns those that were new. */
@@ -213,7 +251,7 @@ export class OpenSpace {
     const fresh = await this.store.commit({ versions });
     if (fresh.length === 0) return fresh;
     const collections = [...new Set(fresh.map((v) => v.collection))].sort();
-    if (collections.includes(MEMBER_COLLECTION)) this.#members = undefined;
+    if (collections.some(isSystemCollection)) this.#members = undefined;
     const change = { space: this.id, collections };
     // Told after the write, each on its own: a listener that throws can't undo or block it.
     for (const listener of this.#listeners) void Promise.resolve(change).then(listener);

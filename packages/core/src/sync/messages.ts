@@ -22,8 +22,11 @@ export type Message =
   | { t: 'hi'; v: number; d: string; n: Uint8Array }
   /** Proves `hi`'s DID: a signature over both DIDs and both nonces. */
   | { t: 'auth'; g: Uint8Array }
-  /** Sent once the peer proved its DID: the spaces I will sync with it. */
-  | { t: 'spaces'; s: string[] }
+  /**
+   * Sent once the peer proved its DID, and again when more become shared: the spaces I will
+   * sync with it, and my acceptances of invites there, so a peer that doesn't know me yet can.
+   */
+  | { t: 'spaces'; s: string[]; a?: Uint8Array[] }
   /** Where I am in a space: its fingerprint, and each collection's version count. */
   | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]> }
   /** One Negentropy message of a reconciliation of one collection. */
@@ -86,8 +89,16 @@ export function decodeMessage(frame: Uint8Array): Message {
       exactKeys(m, ['t', 'g']);
       return { t: 'auth', g: bytes(m.g, 64, 'signature', 64) };
     case 'spaces':
-      exactKeys(m, ['t', 's']);
-      return { t: 'spaces', s: list(m.s, MAX_SPACES, 'spaces').map(space) };
+      exactKeys(m, ['t', 's'], ['a']);
+      return {
+        t: 'spaces',
+        s: list(m.s, MAX_SPACES, 'spaces').map(space),
+        ...(m.a === undefined
+          ? {}
+          : {
+              a: list(m.a, 64, 'acceptances').map((v) => bytes(v, MAX_VERSION_BYTES, 'acceptance')),
+            }),
+      };
     case 'hello':
       exactKeys(m, ['t', 's', 'f', 'c']);
       return {
