@@ -1,8 +1,11 @@
 import { randomKey } from '@minca/core';
-import { runStorageAdapterTests } from '@minca/core/testing';
+import { runRecordsTests, runStorageAdapterTests } from '@minca/core/testing';
 import { sealedStores } from '../../core/src/sealed-stores.ts';
 import { memoryStores } from '../src/index.ts';
 
 runStorageAdapterTests('sealedStores over memoryStores', async () => ({
+  factory: sealedStores(memoryStores(), randomKey()),
+}));
+runRecordsTests('sealedStores over memoryStores', async () => ({
   factory: sealedStores(memoryStores(), randomKey()),
 }));
