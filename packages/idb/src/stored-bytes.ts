@@ -15,7 +15,8 @@ export function toStored(bytes: Uint8Array): ArrayBuffer {
   ) {
     return buffer;
   }
-  return bytes.slice().buffer;
+  // Not `bytes.slice()`: on a Node Buffer that is a view of Node's shared pool, not a copy.
+  return Uint8Array.prototype.slice.call(bytes).buffer as ArrayBuffer;
 }
 
 /** Checked by tag, not `instanceof`, so an ArrayBuffer cloned in another realm still counts. */
