@@ -31,7 +31,9 @@ const DECODE_OPTIONS = {
 /** Encodes `value` as deterministic CBOR. Throws `invalid_input` for what CBOR can't hold here. */
 export function encodeCbor(value: unknown): Uint8Array {
   try {
-    return encode(value, rfc8949EncodeOptions);
+    const bytes = encode(value, rfc8949EncodeOptions);
+    // cborg may hand back a Node Buffer, a view into a shared pool: give a plain Uint8Array.
+    return bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes);
   } catch (cause) {
     throw new MincaError('invalid_input', `value cannot be encoded: ${String(cause)}`, { cause });
   }

@@ -338,14 +338,14 @@ export class MincaNode {
     },
   };
 
-  /** Closes every open space and the registry's store. */
+  /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const open = [...this.#open.values()];
     this.#open.clear();
     for (const opening of open) await (await opening.catch(() => undefined))?.store.close();
+    // The factory is the caller's: it may open other nodes' stores too, so it stays open.
     await this.registry.close();
-    await this.stores.close?.();
   }
 }
