@@ -20,14 +20,18 @@ import { MincaError } from '@minca/core';
 /** A value bound to a `?` parameter. */
 export type SqliteValue = string | number | bigint | Uint8Array | null;
 
-/** A prepared statement: what node:sqlite, bun:sqlite and better-sqlite3 statements share. */
+/**
+ * A prepared statement: what node:sqlite, bun:sqlite and better-sqlite3 statements share.
+ * minca passes only {@link SqliteValue}s; the parameters are typed `unknown[]` so each driver's
+ * own (narrower or generic) parameter types still fit.
+ */
 export interface SqliteStatement {
   /** Runs the statement with positional parameters; the result is not used. */
-  run(...params: SqliteValue[]): unknown;
+  run(...params: unknown[]): unknown;
   /** The first row as an object keyed by column name; `undefined` or `null` when none. */
-  get(...params: SqliteValue[]): unknown;
+  get(...params: unknown[]): unknown;
   /** Every row, as objects keyed by column name. */
-  all(...params: SqliteValue[]): unknown[];
+  all(...params: unknown[]): unknown[];
 }
 
 /** A SQLite connection: node:sqlite `DatabaseSync`, bun:sqlite `Database` or better-sqlite3 `Database`. */
