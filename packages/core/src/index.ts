@@ -20,6 +20,7 @@ export {
   type SpaceTicket,
 } from './node.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
+export { sealedStores } from './sealed-stores.js';
 export type { ListOptions, MincaRecord, SpaceChange } from './space.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';

@@ -1,6 +1,5 @@
-import { randomKey } from '@minca/core';
+import { randomKey, sealedStores } from '@minca/core';
 import { runRecordsTests, runStorageAdapterTests } from '@minca/core/testing';
-import { sealedStores } from '../../core/src/sealed-stores.ts';
 import { memoryStores } from '../src/index.ts';
 
 runStorageAdapterTests('sealedStores over memoryStores', async () => ({

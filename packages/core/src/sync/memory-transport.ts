@@ -4,6 +4,7 @@
  * so tests can reorder and slow delivery across pairs.
  */
 import { MincaError } from '../errors.js';
+import { setTimer } from '../timers.js';
 import type { Transport } from './transport.js';
 
 export interface MemoryTransportOptions {
@@ -32,7 +33,7 @@ class MemoryEnd implements Transport {
       typeof this.options.delay === 'function' ? this.options.delay() : (this.options.delay ?? 0);
     const at = Math.max(Date.now() + delay, this.#lastDelivery);
     this.#lastDelivery = at;
-    setTimeout(() => {
+    setTimer(() => {
       if (!this.peer.#closed) this.peer.onMessage?.(copy);
     }, at - Date.now());
   }
@@ -42,7 +43,7 @@ class MemoryEnd implements Transport {
     this.#closed = true;
     this.onClose?.(reason);
     // The peer hears of it after what was already sent to it.
-    setTimeout(() => this.peer.#hangUp(reason), Math.max(0, this.#lastDelivery - Date.now()));
+    setTimer(() => this.peer.#hangUp(reason), Math.max(0, this.#lastDelivery - Date.now()));
   }
 
   #hangUp(reason?: string): void {

@@ -3,6 +3,7 @@
  * {@link WebSocketLike}, so core needs neither. Messages are binary frames.
  */
 import { MincaError } from '../errors.js';
+import { clearTimer, setTimer } from '../timers.js';
 import type { Transport } from './transport.js';
 
 /** The part of a WebSocket this uses (browser `WebSocket` and `ws` both have it). */
@@ -119,14 +120,14 @@ export function keepConnected(
       closed?.(reason);
       if (stopped) return;
       const wait = Math.min(max, min * 2 ** failures++) * (0.5 + random() / 2);
-      timer = setTimeout(connect, wait);
+      timer = setTimer(connect, wait);
     };
   };
   connect();
   return {
     close() {
       stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
+      if (timer !== undefined) clearTimer(timer);
       current?.close('closed');
     },
   };
