@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * One store over one IndexedDB database: entries in object store `kv`, version bodies in
  * `versions`. Every call is one transaction, and inside it nothing is awaited but that

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /** The IndexedDB store factory: one database per store, named from a prefix and the path. */
 import { type BodyCache, MincaError, type StorageAdapter, type StoreFactory } from '@minca/core';
 import { databaseName } from './database-name.js';

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /** Opens one store's database at the current version, emptying one made at an earlier version. */
 import { MincaError } from '@minca/core';
 import { type DBSchema, type IDBPDatabase, wrap } from 'idb';

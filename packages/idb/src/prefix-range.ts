@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /** The key range holding exactly the keys that start with a prefix. */
 
 /** The `IDBKeyRange` constructor's static side, as the platform (or fake-indexeddb) has it. */

@@ -19,7 +19,7 @@ export function toStored(bytes: Uint8Array): ArrayBuffer {
   return Uint8Array.prototype.slice.call(bytes).buffer as ArrayBuffer;
 }
 
-/** Checked by tag, not `instanceof`, so an ArrayBuffer cloned in another realm still counts. */
+/** Checked by tag too, so an ArrayBuffer cloned in another realm still counts. */
 function isArrayBuffer(value: unknown): value is ArrayBuffer {
   return Object.prototype.toString.call(value) === '[object ArrayBuffer]';
 }
@@ -32,7 +32,7 @@ function isArrayBuffer(value: unknown): value is ArrayBuffer {
  */
 export function fromStored(value: unknown, what: string): Uint8Array | undefined {
   if (value === undefined) return undefined;
-  if (isArrayBuffer(value)) return new Uint8Array(value);
+  if (value instanceof ArrayBuffer || isArrayBuffer(value)) return new Uint8Array(value);
   const kind =
     value === null ? 'null' : typeof value === 'object' ? value.constructor?.name : typeof value;
   throw new MincaError('corrupt', `${what} holds ${kind ?? 'an object'}, not an ArrayBuffer`);
