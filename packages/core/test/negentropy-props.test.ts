@@ -1,0 +1,251 @@
+// Properties: any two sets reconcile to exactly their differences, under any frame limits, and
+// no input makes reconcile do anything but answer or throw MincaError('malformed').
+
+import { fc, test } from '@fast-check/vitest';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { describe, expect, it } from 'vitest';
+import { fromHex, toHex, utf8 } from '../src/bytes.js';
+import { isMincaError } from '../src/errors.js';
+import { diffIds } from '../src/negentropy/ids.js';
+import { Negentropy, NegentropyStorage } from '../src/negentropy/index.js';
+
+interface Spec {
+  seed: number;
+  common: number;
+  clientOnly: number;
+  serverOnly: number;
+  /** Timestamps are drawn from [base, base + spread). */
+  base: bigint;
+  spread: number;
+  /** Ids start with this many fixed bytes, forcing long bound prefixes. */
+  sharedPrefix: number;
+  clientLimit: number;
+  serverLimit: number;
+}
+
+interface Item {
+  ts: bigint;
+  id: Uint8Array;
+}
+
+function itemsOf(spec: Spec): { common: Item[]; client: Item[]; server: Item[] } {
+  let k = 0;
+  const seen = new Set<string>();
+  const next = (): Item => {
+    let block: Uint8Array;
+    let id: Uint8Array;
+    // Distinct ids only: with a long shared prefix few bytes are left to differ.
+    do {
+      block = sha256(utf8(`${spec.seed}/${k++}`));
+      id = sha256(block);
+      id.fill(0xab, 0, spec.sharedPrefix);
+    } while (seen.has(toHex(id)));
+    seen.add(toHex(id));
+    const r = new DataView(block.buffer).getUint32(0);
+    // Stay at or below 2^64-2, the largest item timestamp.
+    const room = 2n ** 64n - 1n - spec.base;
+    return { ts: spec.base + (BigInt(r % spec.spread) % room), id };
+  };
+  const take = (n: number) => Array.from({ length: n }, next);
+  return {
+    common: take(spec.common),
+    client: take(spec.clientOnly),
+    server: take(spec.serverOnly),
+  };
+}
+
+function storageOf(...lists: Item[][]): NegentropyStorage {
+  const s = new NegentropyStorage();
+  for (const list of lists) for (const { ts, id } of list) s.insert(ts, id);
+  s.seal();
+  return s;
+}
+
+const limit = fc.oneof(fc.constant(0), fc.integer({ min: 4096, max: 12000 }));
+const spec = fc.record({
+  seed: fc.nat(),
+  common: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 1500 })),
+  clientOnly: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 300 })),
+  serverOnly: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 300 })),
+  base: fc.constantFrom(0n, 1_700_000_000_000n, 2n ** 53n - 100n, 2n ** 64n - 1000n),
+  spread: fc.constantFrom(1, 3, 100, 999, 2 ** 31),
+  sharedPrefix: fc.constantFrom(0, 0, 5, 30),
+  clientLimit: limit,
+  serverLimit: limit,
+});
+
+describe('negentropy properties', () => {
+  test.prop([spec], { numRuns: 60 })('reconciles to exactly the differences', (s) => {
+    const { common, client, server } = itemsOf(s);
+    const ne = new Negentropy(storageOf(common, client), s.clientLimit);
+    const serverStorage = storageOf(common, server);
+    const have = new Set<string>();
+    const need = new Set<string>();
+    let msg: Uint8Array | undefined = ne.initiate();
+    let rounds = 0;
+    while (msg) {
+      expect(++rounds).toBeLessThan(100);
+      const reply = new Negentropy(serverStorage, s.serverLimit).reconcile(msg).reply!;
+      if (s.serverLimit) expect(reply.length).toBeLessThanOrEqual(s.serverLimit);
+      const res = ne.reconcile(reply);
+      for (const id of res.have) have.add(toHex(id));
+      for (const id of res.need) need.add(toHex(id));
+      msg = res.reply;
+      if (msg && s.clientLimit) expect(msg.length).toBeLessThanOrEqual(s.clientLimit);
+    }
+    expect([...have].sort()).toEqual(client.map((i) => toHex(i.id)).sort());
+    expect([...need].sort()).toEqual(server.map((i) => toHex(i.id)).sort());
+  });
+
+  test.prop(
+    [
+      fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 200 }),
+      fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 200 }),
+    ],
+    { numRuns: 200 },
+  )('diffIds is set difference, however the lists come', (mine, theirs) => {
+    // Small id alphabet, so lists overlap and repeat; both the double loop and the sort path run.
+    const idOf = (k: number) => sha256(Uint8Array.of(k));
+    const local = new Uint8Array(32 * mine.length);
+    mine.forEach((k, i) => {
+      local.set(idOf(k), i * 32);
+    });
+    const msg = new Uint8Array(7 + 32 * theirs.length);
+    theirs.forEach((k, i) => {
+      msg.set(idOf(k), 7 + i * 32);
+    });
+    const have: Uint8Array[] = [];
+    const need: Uint8Array[] = [];
+    const from = Math.min(3, mine.length);
+    diffIds(local, from, mine.length, msg, 7, theirs.length, have, need);
+    const span = mine.slice(from);
+    const expectHave = span.filter((k) => !theirs.includes(k)).map((k) => toHex(idOf(k)));
+    const expectNeed = theirs.filter((k) => !span.includes(k)).map((k) => toHex(idOf(k)));
+    expect(have.map(toHex).sort()).toEqual(expectHave.sort());
+    expect(need.map(toHex).sort()).toEqual(expectNeed.sort());
+  });
+});
+
+// A sealed store of 300 items with clustered timestamps, for the garbage tests.
+const garbageStore = storageOf(
+  itemsOf({
+    seed: 7,
+    common: 300,
+    clientOnly: 0,
+    serverOnly: 0,
+    base: 1000n,
+    spread: 50,
+    sharedPrefix: 0,
+    clientLimit: 0,
+    serverLimit: 0,
+  }).common,
+);
+const realMessage = new Negentropy(garbageStore).initiate();
+
+/** Runs `msg` through both roles: an answer or MincaError('malformed'), nothing else. */
+function survives(msg: Uint8Array, frameLimit: number): void {
+  for (const initiator of [false, true]) {
+    const ne = new Negentropy(garbageStore, frameLimit);
+    if (initiator) ne.initiate();
+    try {
+      const res = ne.reconcile(msg);
+      // Output stays proportional to the input and the store, never unbounded.
+      if (res.reply) expect(res.reply.length).toBeLessThanOrEqual(64 * msg.length + 32 * 300 + 64);
+      if (res.reply && frameLimit) expect(res.reply.length).toBeLessThanOrEqual(frameLimit);
+    } catch (e) {
+      if (!isMincaError(e, 'malformed')) throw e;
+    }
+  }
+}
+
+describe('negentropy on hostile input', () => {
+  test.prop([fc.uint8Array({ maxLength: 400 }), limit], { numRuns: 300 })(
+    'random bytes',
+    (bytes, frameLimit) => {
+      survives(bytes, frameLimit);
+      survives(Uint8Array.of(0x61, ...bytes), frameLimit);
+    },
+  );
+
+  test.prop(
+    [
+      fc.array(
+        fc.record({
+          at: fc.nat(),
+          op: fc.constantFrom('flip', 'cut', 'insert', 'delete'),
+          byte: fc.integer({ min: 0, max: 255 }),
+        }),
+        { minLength: 1, maxLength: 8 },
+      ),
+      limit,
+    ],
+    { numRuns: 300 },
+  )('mutations of a real message', (edits, frameLimit) => {
+    let msg = Array.from(realMessage);
+    for (const { at, op, byte } of edits) {
+      const i = 1 + (at % Math.max(1, msg.length - 1));
+      if (op === 'flip') msg[i] = byte;
+      else if (op === 'cut') msg = msg.slice(0, i);
+      else if (op === 'insert') msg.splice(i, 0, byte);
+      else msg.splice(i, 1);
+    }
+    survives(Uint8Array.from(msg), frameLimit);
+  });
+
+  const server = () => new Negentropy(garbageStore);
+  const client = () => {
+    const ne = new Negentropy(garbageStore);
+    ne.initiate();
+    return ne;
+  };
+  const rejects = (ne: Negentropy, hex: string, reason: RegExp) => {
+    let caught: unknown;
+    try {
+      ne.reconcile(fromHex(hex.replaceAll(' ', '')));
+    } catch (e) {
+      caught = e;
+    }
+    expect(isMincaError(caught, 'malformed'), hex).toBe(true);
+    expect((caught as Error).message, hex).toMatch(reason);
+  };
+
+  it('refuses each kind of malformed message', () => {
+    const id = 'cd'.repeat(32);
+    const cases: Array<[string, RegExp]> = [
+      ['', /empty/],
+      ['50', /not a protocol version/],
+      ['70', /not a protocol version/],
+      ['61 81', /varint runs past the end/],
+      ['61 8000', /not minimal/],
+      [`61 ${'ff'.repeat(10)}7f`, /exceeds 64 bits/],
+      ['61 00 21', /prefix length over 32/],
+      ['61 00 04abcd', /prefix runs past the end/],
+      ['61 00 00 03', /mode over 2/],
+      ['61 00 00 8000', /not minimal/],
+      ['61 00 00', /varint runs past the end/],
+      ['61 00 00 01 abcd', /fingerprint runs past the end/],
+      [`61 00 00 02 ffffffff0f ${id}`, /IdList count over 1/],
+      [`61 00 00 02 02 ${id}`, /IdList count over 1/],
+      [`61 00 00 02 01 ${id.slice(2)}`, /IdList runs past the end/],
+      // Same timestamp, prefix abcd then ab: the second bound is below the first.
+      ['61 01 02abcd 00 01 01ab 00', /backwards/],
+    ];
+    for (const ne of [server(), client()])
+      for (const [hex, reason] of cases) rejects(ne, hex, reason);
+    rejects(client(), '62', /unsupported protocol version/); // a client does not downgrade
+  });
+
+  it('answers another version in 0x60..0x6f with 61, as a responder', () => {
+    for (const v of ['60', '62', '6f', '62ffff'])
+      expect(toHex(server().reconcile(fromHex(v)).reply!)).toBe('61');
+  });
+
+  it('accepts equal consecutive bounds and bounds after INF (empty ranges)', () => {
+    expect(toHex(server().reconcile(fromHex('610500 00 0100 00'.replaceAll(' ', ''))).reply!)).toBe(
+      '61',
+    );
+    // (INF, Skip) then (INF, IdList 0): the skip is flushed before the server's IdList.
+    const res = server().reconcile(fromHex('61000000 0000 0200'.replaceAll(' ', '')));
+    expect(toHex(res.reply!)).toBe('6100000000000200');
+  });
+});

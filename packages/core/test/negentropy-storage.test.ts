@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { fromHex, toHex } from '../src/bytes.js';
+import { isMincaError } from '../src/errors.js';
+import { Negentropy, NegentropyStorage } from '../src/negentropy/index.js';
+
+const id = (byte: number, last = byte) => {
+  const b = new Uint8Array(32).fill(byte);
+  b[31] = last;
+  return b;
+};
+
+/** The ids of an initial message that is a single IdList (fewer than 32 items). */
+function listedIds(storage: NegentropyStorage): string[] {
+  const msg = new Negentropy(storage).initiate();
+  // 61, INF bound 00 00, mode 02, count (one byte below 32), ids.
+  expect(toHex(msg.subarray(0, 4))).toBe('61000002');
+  const out: string[] = [];
+  for (let i = 5; i < msg.length; i += 32) out.push(toHex(msg.subarray(i, i + 32)));
+  expect(out.length).toBe(msg[4]);
+  return out;
+}
+
+describe('NegentropyStorage', () => {
+  it('sorts by timestamp, then by id as unsigned bytes', () => {
+    const s = new NegentropyStorage();
+    s.insert(5, id(0x01));
+    s.insert(2n ** 64n - 2n, id(0x00));
+    s.insert(5, id(0x80));
+    s.insert(4, id(0xff));
+    s.insert(2 ** 32, id(0x02));
+    s.insert(5, id(0x01, 0x00));
+    s.seal();
+    expect(listedIds(s)).toEqual(
+      [id(0xff), id(0x01, 0x00), id(0x01), id(0x80), id(0x02), id(0x00)].map(toHex),
+    );
+    expect(s.size).toBe(6);
+  });
+
+  it('treats number and bigint timestamps alike', () => {
+    const a = new NegentropyStorage();
+    const b = new NegentropyStorage();
+    for (let i = 0; i < 40; i++) {
+      const ts = 2 ** 40 + (i % 7) * 2 ** 33;
+      a.insert(ts, id(i));
+      b.insert(BigInt(ts), id(i));
+    }
+    a.seal();
+    b.seal();
+    expect(toHex(new Negentropy(a).initiate())).toBe(toHex(new Negentropy(b).initiate()));
+  });
+
+  it('drops exact duplicates when sealing, keeps the same id at two timestamps', () => {
+    const s = new NegentropyStorage();
+    s.insert(1, id(7));
+    s.insert(1, id(7));
+    s.insert(2, id(7));
+    expect(s.size).toBe(3);
+    s.seal();
+    expect(s.size).toBe(2);
+    expect(listedIds(s)).toEqual([toHex(id(7)), toHex(id(7))]);
+  });
+
+  it('refuses bad items', () => {
+    const s = new NegentropyStorage();
+    expect(() => s.insert(-1, id(1))).toThrow(RangeError);
+    expect(() => s.insert(1.5, id(1))).toThrow(RangeError);
+    expect(() => s.insert(2 ** 53, id(1))).toThrow(RangeError);
+    expect(() => s.insert(Number.NaN, id(1))).toThrow(RangeError);
+    expect(() => s.insert(-1n, id(1))).toThrow(RangeError);
+    expect(() => s.insert(2n ** 64n - 1n, id(1))).toThrow(RangeError);
+    expect(() => s.insert('1' as unknown as number, id(1))).toThrow(TypeError);
+    expect(() => s.insert(1, new Uint8Array(31))).toThrow(RangeError);
+    expect(() => s.insert(1, new Uint8Array(33))).toThrow(RangeError);
+    expect(() => s.insert(1, Array(32).fill(0) as unknown as Uint8Array)).toThrow(TypeError);
+    expect(s.size).toBe(0);
+  });
+
+  it('is immutable once sealed, and must be sealed before use', () => {
+    const s = new NegentropyStorage();
+    s.insert(1, id(1));
+    expect(() => new Negentropy(s)).toThrow(TypeError);
+    s.seal();
+    s.seal();
+    let caught: unknown;
+    try {
+      s.insert(2, id(2));
+    } catch (e) {
+      caught = e;
+    }
+    expect(isMincaError(caught, 'closed')).toBe(true);
+    expect(s.size).toBe(1);
+    expect(() => new Negentropy({} as NegentropyStorage)).toThrow(TypeError);
+  });
+
+  it('grows past its initial capacity', () => {
+    const s = new NegentropyStorage();
+    for (let i = 0; i < 1000; i++) s.insert(1000 - i, fromHex(i.toString(16).padStart(64, '0')));
+    s.seal();
+    expect(s.size).toBe(1000);
+    // Timestamps 1..1000 in 16 buckets, the first 8 of 63 items: the first bound is the 64th
+    // item's timestamp, 64, sent as 64 + 1 = 0x41 with an empty prefix, then a Fingerprint.
+    const msg = new Negentropy(s).initiate();
+    expect(toHex(msg.subarray(0, 4))).toBe('61410001');
+  });
+});
+
+describe('Negentropy options', () => {
+  it('takes 0 or at least 4096 as the frame size limit', () => {
+    const s = new NegentropyStorage();
+    s.seal();
+    for (const ok of [0, 4096, 60000]) expect(() => new Negentropy(s, ok)).not.toThrow();
+    for (const bad of [1, 4095, -1, 5000.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => new Negentropy(s, bad)).toThrow(RangeError);
+  });
+});
