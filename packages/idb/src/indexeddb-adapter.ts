@@ -71,7 +71,11 @@ function writeAll(
     queue(requests);
   } catch (error) {
     for (const request of [...requests, tx.done]) request.catch(() => {});
-    tx.abort();
+    try {
+      tx.abort();
+    } catch {
+      // Already finished or aborting: either way nothing queued here commits.
+    }
     throw error;
   }
   requests.push(tx.done);
