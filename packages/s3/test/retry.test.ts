@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { backoffMs, createS3BlobStore, MAX_ATTEMPTS } from '../src/index.ts';
 import { retryAfterMs } from '../src/retry-policy.ts';
 import { type Fault, type FaultProxy, startFaultProxy } from './fault-proxy.ts';
-import { bytesOf, expectMincaError } from './helpers.ts';
+import { bytesOf, expectBytes, expectMincaError } from './helpers.ts';
 import {
   ACCESS_KEY_ID,
   BUCKET,
@@ -96,6 +96,16 @@ describe('the retry policy', () => {
       expect(waits).toEqual([200, 400, 800, 1600]);
     });
   }
+
+  it('retries a put whose answer was cut after the write, and the value reads back', async () => {
+    const blobs = store();
+    const from = proxy.requests.length;
+    proxy.inject({ kind: 'reset-mid' }, { kind: 'reset-before' }, { kind: 'reset-mid' });
+    await blobs.put('cut', bytesOf(7, 300_000));
+    expect(attemptsSince(from, 'cut')).toBe(4);
+    expectBytes(await blobs.get('cut'), bytesOf(7, 300_000));
+    expect(await blobs.list('cu')).toEqual(['cut']);
+  });
 
   it('uses the random factor for each wait', async () => {
     const blobs = store({ random: 0 });
