@@ -1,0 +1,449 @@
+/**
+ * One directory store: entries and version bodies as files in one folder.
+ *
+ * ```
+ * <store>/entries.d/<key, named by keyPath>   an entry's value
+ * <store>/versions.d/<id[0..2]>/<id>.minca    a version body
+ * <store>/journal.d/<uuidv7>.minca            a batch being applied (see journal.ts)
+ * ```
+ *
+ * By default the keys and version ids are read once, when the store opens (and on reload),
+ * and kept in memory; values stay on disk. `shared` reads the folder on every call instead.
+ * A batch of more than one write is first written whole as a journal: that rename is the
+ * commit point. Then it is applied file by file and the journal removed. Opening the store
+ * applies any journal left by a crash, and removes leftover temp files.
+ */
+import {
+  type Commit,
+  type EntryWrite,
+  MincaError,
+  type StorageAdapter,
+  type VersionKey,
+} from '@minca/core';
+import { FILE_SUFFIX, keyPath } from './file-names.js';
+import { type FolderFs, removeAndPrune } from './folder-fs.js';
+import { decodeJournal, encodeJournal, type JournalOp } from './journal.js';
+import { readKeyTree } from './key-tree.js';
+import { forEachLimited, mapLimited } from './parallel.js';
+import { SortedKeys } from './sorted-keys.js';
+import { timeUuid, uuidTime } from './time-uuid.js';
+
+const ENTRIES = 'entries.d';
+const VERSIONS = 'versions.d';
+const JOURNAL = 'journal.d';
+const VERSION_ID = /^[0-9a-f]{64}$/;
+const JOURNAL_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.minca$/;
+/**
+ * In shared mode another process may be writing right now: its journals and temp files are
+ * left alone until they are this old (the age is in their UUIDv7).
+ */
+export const STALE_MS = 30_000;
+/** Files read or written at once. */
+const PARALLEL = 16;
+/** Optimistic tries of a multi-key read before it waits for writes to finish. */
+const READ_TRIES = 4;
+
+/** How a directory store behaves; see {@link DirectoryStoresOptions}. */
+export interface DirectoryAdapterOptions {
+  shared: boolean;
+  sync: boolean;
+  onProblem: (problem: MincaError) => void;
+}
+
+/** A store over a folder; `reload()` reads the folder's keys again. */
+export interface DirectoryStorageAdapter extends StorageAdapter {
+  /** Reads the keys and version ids on disk again, to find another writer's changes. */
+  reload(): Promise<void>;
+  entries(prefix: string): Promise<Array<[string, Uint8Array]>>;
+  getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>>;
+  commit(commit: Commit): Promise<void>;
+  close(): Promise<void>;
+}
+
+function checkWrites(writes: readonly EntryWrite[]): void {
+  if (!Array.isArray(writes)) throw new TypeError('writes must be an array');
+  for (const write of writes) {
+    if (typeof write?.key !== 'string') throw new TypeError('each write needs a string key');
+    if (write.value !== undefined && !(write.value instanceof Uint8Array)) {
+      throw new TypeError('a write value must be a Uint8Array, or undefined to delete');
+    }
+  }
+}
+
+function checkId(id: VersionKey): void {
+  if (typeof id !== 'string' || !VERSION_ID.test(id)) {
+    throw new TypeError('a version id must be 64 lowercase hex characters');
+  }
+}
+
+function checkBody(body: Uint8Array): void {
+  if (!(body instanceof Uint8Array)) throw new TypeError('a version body must be a Uint8Array');
+}
+
+/** Last write of a key wins; values are copied so the caller may reuse its buffers. */
+function collapse(writes: readonly EntryWrite[]): Map<string, Uint8Array | undefined> {
+  const out = new Map<string, Uint8Array | undefined>();
+  for (const { key, value } of writes) {
+    out.delete(key);
+    out.set(key, value?.slice());
+  }
+  return out;
+}
+
+export class DirectoryAdapter implements DirectoryStorageAdapter {
+  readonly #fs: FolderFs;
+  readonly #root: readonly string[];
+  readonly #options: DirectoryAdapterOptions;
+  readonly #label: string;
+  readonly #onClose: (() => void) | undefined;
+  /** Keys and version ids on disk; `undefined` in shared mode. */
+  #keys: SortedKeys | undefined;
+  #versions: Set<VersionKey> | undefined;
+  /** Entry writes committed (journal written) but not yet applied to their files. */
+  readonly #pending = new Map<string, Uint8Array | undefined>();
+  /** Counts commit points, so a multi-key read can tell a batch landed while it read. */
+  #commits = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #versionLocks = new Map<VersionKey, Promise<unknown>>();
+  #closed = false;
+
+  private constructor(
+    fs: FolderFs,
+    root: readonly string[],
+    label: string,
+    options: DirectoryAdapterOptions,
+    onClose?: () => void,
+  ) {
+    this.#onClose = onClose;
+    this.#fs = fs;
+    this.#root = root;
+    this.#label = label;
+    this.#options = options;
+  }
+
+  /** Opens the store in the folder `root`: applies leftover journals, then reads its keys. */
+  static async open(
+    fs: FolderFs,
+    root: readonly string[],
+    label: string,
+    options: DirectoryAdapterOptions,
+    onClose?: () => void,
+  ): Promise<DirectoryAdapter> {
+    const adapter = new DirectoryAdapter(fs, root, label, options, onClose);
+    await fs.makeFolder(root);
+    await adapter.#recover(options.shared);
+    await adapter.#load();
+    return adapter;
+  }
+
+  /** True once {@link close} was called. */
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  #check(): void {
+    if (this.#closed) throw new MincaError('closed', `directory store ${this.#label} is closed`);
+  }
+
+  /** Runs `run` after every write before it: writes of entries land one batch at a time. */
+  #exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(run);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Runs `run` after the writes of version `id` before it. */
+  #withVersion<T>(id: VersionKey, run: () => Promise<T>): Promise<T> {
+    const before = this.#versionLocks.get(id) ?? Promise.resolve();
+    const result = before.then(run);
+    const settled = result.catch(() => {});
+    this.#versionLocks.set(id, settled);
+    void settled.then(() => {
+      if (this.#versionLocks.get(id) === settled) this.#versionLocks.delete(id);
+    });
+    return result;
+  }
+
+  #entryPath(key: string): string[] {
+    return [...this.#root, ENTRIES, ...keyPath(key)];
+  }
+
+  #versionFolder(id: VersionKey): string[] {
+    return [...this.#root, VERSIONS, id.slice(0, 2)];
+  }
+
+  #versionPath(id: VersionKey): string[] {
+    return [...this.#versionFolder(id), id + FILE_SUFFIX];
+  }
+
+  #isStale(uuid: string): boolean {
+    const made = uuidTime(uuid);
+    return made === undefined || Date.now() - made > STALE_MS;
+  }
+
+  /** Applies the journals a crash left (in shared mode, only stale ones), oldest first. */
+  async #recover(onlyStale: boolean): Promise<void> {
+    const folder = [...this.#root, JOURNAL];
+    const names = ((await this.#fs.list(folder)) ?? [])
+      .filter((entry) => entry.kind === 'file')
+      .map((entry) => entry.name)
+      .sort();
+    for (const name of names) {
+      const match = JOURNAL_NAME.exec(name);
+      if (!match || (onlyStale && !this.#isStale(match[1]!))) continue;
+      const bytes = await this.#fs.readFile([...folder, name]);
+      if (bytes === undefined) continue;
+      let ops: JournalOp[];
+      try {
+        ops = await decodeJournal(bytes);
+      } catch (error) {
+        this.#options.onProblem(
+          new MincaError(
+            'malformed',
+            `directory store ${this.#label}: ${JOURNAL}/${name} is not a whole journal ` +
+              `(${(error as Error).message}); it never committed, so it was removed`,
+            { cause: error },
+          ),
+        );
+        await this.#fs.removeFile([...folder, name]);
+        continue;
+      }
+      await this.#apply(ops);
+      await this.#fs.removeFile([...folder, name]);
+    }
+  }
+
+  /** Reads the keys and version ids (default mode), and clears leftover temp files. */
+  async #load(): Promise<void> {
+    const temps: string[][] = [];
+    const onTemp = (path: string[], uuid: string) => {
+      if (!this.#options.shared || this.#isStale(uuid)) temps.push(path);
+    };
+    const keys = await readKeyTree(this.#fs, [...this.#root, ENTRIES], { onTemp });
+    const versions = await this.#readVersionIds(onTemp);
+    const journalTemps = ((await this.#fs.list([...this.#root, JOURNAL])) ?? []).filter(
+      (entry) => entry.kind === 'file' && entry.name.endsWith('.tmp'),
+    );
+    for (const entry of journalTemps) {
+      const uuid = /\.([0-9a-f-]{36})\.tmp$/.exec(entry.name)?.[1];
+      if (uuid) onTemp([...this.#root, JOURNAL, entry.name], uuid);
+    }
+    await forEachLimited(temps, PARALLEL, (path) => this.#fs.removeFile(path));
+    if (!this.#options.shared) {
+      this.#keys = new SortedKeys(keys);
+      this.#versions = versions;
+    }
+  }
+
+  async #readVersionIds(onTemp: (path: string[], uuid: string) => void): Promise<Set<VersionKey>> {
+    const root = [...this.#root, VERSIONS];
+    const folders = ((await this.#fs.list(root)) ?? []).filter(
+      (entry) => entry.kind === 'directory' && /^[0-9a-f]{2}$/.test(entry.name),
+    );
+    const ids = new Set<VersionKey>();
+    await forEachLimited(folders, PARALLEL, async ({ name: folder }) => {
+      for (const entry of (await this.#fs.list([...root, folder])) ?? []) {
+        if (entry.kind !== 'file') continue;
+        const temp = /\.([0-9a-f-]{36})\.tmp$/.exec(entry.name);
+        if (temp) onTemp([...root, folder, entry.name], temp[1]!);
+        const id = entry.name.slice(0, -FILE_SUFFIX.length);
+        if (entry.name.endsWith(FILE_SUFFIX) && VERSION_ID.test(id) && id.startsWith(folder)) {
+          ids.add(id);
+        }
+      }
+    });
+    return ids;
+  }
+
+  /** Writes a journal's ops to their files. Idempotent, so a replay after a crash is safe. */
+  async #apply(ops: readonly JournalOp[]): Promise<void> {
+    const { sync } = this.#options;
+    const touched = new Map<string, string[]>();
+    const touch = (path: string[]) => {
+      const folder = path.slice(0, -1);
+      touched.set(folder.join('/'), folder);
+    };
+    await forEachLimited(ops, PARALLEL, async (op) => {
+      if (op.kind === 'put') {
+        const path = this.#entryPath(op.key);
+        await this.#fs.writeFile(path, op.value, { sync });
+        touch(path);
+      } else if (op.kind === 'delete') {
+        const path = this.#entryPath(op.key);
+        await removeAndPrune(this.#fs, path, this.#root.length + 1);
+        touch(path);
+      }
+    });
+    const gone = ops.filter((op) => op.kind === 'deleteVersion').map((op) => op.id);
+    await forEachLimited(gone, PARALLEL, async (id) => {
+      await this.#fs.removeFile(this.#versionPath(id));
+      touch(this.#versionPath(id));
+    });
+    if (sync) {
+      await forEachLimited([...touched.values()], PARALLEL, (f) => this.#fs.syncFolder(f));
+    }
+  }
+
+  /** Commits entry writes and version deletes as one: a journal first when more than one. */
+  async #writeEntries(
+    writes: Map<string, Uint8Array | undefined>,
+    deleteVersions: readonly VersionKey[],
+  ): Promise<void> {
+    const ops: JournalOp[] = [];
+    for (const [key, value] of writes) {
+      ops.push(value === undefined ? { kind: 'delete', key } : { kind: 'put', key, value });
+    }
+    for (const id of new Set(deleteVersions)) ops.push({ kind: 'deleteVersion', id });
+    if (ops.length === 0) return;
+    // One file renamed into place is atomic by itself; a handle's new file is not.
+    const journaled = ops.length > 1 || !this.#fs.atomicCreate;
+    const journal = [...this.#root, JOURNAL, `${timeUuid()}.minca`];
+    if (journaled) {
+      await this.#fs.writeFile(journal, await encodeJournal(ops), { sync: this.#options.sync });
+      if (this.#options.sync) await this.#fs.syncFolder(journal.slice(0, -1));
+    }
+    // Committed: from here readers see the whole batch.
+    this.#commits++;
+    for (const [key, value] of writes) {
+      this.#pending.set(key, value);
+      if (value === undefined) this.#keys?.delete(key);
+      else this.#keys?.add(key);
+    }
+    for (const id of deleteVersions) this.#versions?.delete(id);
+    await this.#apply(ops);
+    for (const [key, value] of writes) {
+      if (this.#pending.get(key) === value) this.#pending.delete(key);
+    }
+    if (journaled) await this.#fs.removeFile(journal);
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.#check();
+    if (typeof key !== 'string') throw new TypeError('key must be a string');
+    if (this.#pending.has(key)) return this.#pending.get(key)?.slice();
+    if (this.#keys && !this.#keys.has(key)) return undefined;
+    return this.#fs.readFile(this.#entryPath(key));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    this.#check();
+    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
+    if (this.#keys) return this.#keys.list(prefix);
+    const found = new SortedKeys(await readKeyTree(this.#fs, [...this.#root, ENTRIES], { prefix }));
+    for (const [key, value] of this.#pending) {
+      if (!key.startsWith(prefix)) continue;
+      if (value === undefined) found.delete(key);
+      else found.add(key);
+    }
+    return found.list(prefix);
+  }
+
+  async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
+    this.#check();
+    const read = async () => {
+      const keys = await this.list(prefix);
+      const values = await mapLimited(keys, PARALLEL, (key) => this.get(key));
+      const out: Array<[string, Uint8Array]> = [];
+      keys.forEach((key, i) => {
+        const value = values[i];
+        if (value !== undefined) out.push([key, value]);
+      });
+      return out;
+    };
+    // A batch committing mid-read could mix old and new values: read again if one did.
+    for (let tries = 0; tries < READ_TRIES; tries++) {
+      const before = this.#commits;
+      const out = await read();
+      if (this.#commits === before) return out;
+    }
+    return this.#exclusive(read);
+  }
+
+  async batch(writes: readonly EntryWrite[]): Promise<void> {
+    this.#check();
+    checkWrites(writes);
+    const collapsed = collapse(writes);
+    await this.#exclusive(() => this.#writeEntries(collapsed, []));
+  }
+
+  async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
+    this.#check();
+    if (typeof id !== 'string') throw new TypeError('a version id must be a string');
+    if (!VERSION_ID.test(id) || (this.#versions && !this.#versions.has(id))) return undefined;
+    return this.#fs.readFile(this.#versionPath(id));
+  }
+
+  async getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>> {
+    this.#check();
+    if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
+    return mapLimited(ids, PARALLEL, (id) => this.getVersion(id));
+  }
+
+  async #putVersionFile(id: VersionKey, body: Uint8Array): Promise<void> {
+    await this.#withVersion(id, () =>
+      this.#fs.writeFile(this.#versionPath(id), body, { sync: this.#options.sync }),
+    );
+  }
+
+  async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
+    this.#check();
+    checkId(id);
+    checkBody(body);
+    await this.#putVersionFile(id, body.slice());
+    if (this.#options.sync) await this.#fs.syncFolder(this.#versionFolder(id));
+    this.#versions?.add(id);
+  }
+
+  async deleteVersion(id: VersionKey): Promise<void> {
+    this.#check();
+    if (typeof id !== 'string') throw new TypeError('a version id must be a string');
+    if (!VERSION_ID.test(id)) return;
+    await this.#withVersion(id, async () => {
+      this.#versions?.delete(id);
+      await this.#fs.removeFile(this.#versionPath(id));
+    });
+  }
+
+  async commit(commit: Commit): Promise<void> {
+    this.#check();
+    if (!Array.isArray(commit?.versions) || !Array.isArray(commit.deleteVersions)) {
+      throw new TypeError('a commit needs versions and deleteVersions arrays');
+    }
+    for (const [id, body] of commit.versions) {
+      checkId(id);
+      checkBody(body);
+    }
+    commit.deleteVersions.forEach(checkId);
+    checkWrites(commit.entries);
+    const versions = new Map(commit.versions.map(([id, body]) => [id, body.slice()]));
+    const entries = collapse(commit.entries);
+    await this.#exclusive(async () => {
+      // Versions first, durable, so no entry ever names a body that isn't there.
+      await forEachLimited([...versions], PARALLEL, ([id, body]) => this.#putVersionFile(id, body));
+      if (this.#options.sync) {
+        const folders = new Set([...versions.keys()].map((id) => id.slice(0, 2)));
+        await forEachLimited([...folders], PARALLEL, (f) =>
+          this.#fs.syncFolder([...this.#root, VERSIONS, f]),
+        );
+      }
+      for (const id of versions.keys()) this.#versions?.add(id);
+      await this.#writeEntries(entries, commit.deleteVersions);
+    });
+  }
+
+  async reload(): Promise<void> {
+    this.#check();
+    await this.#exclusive(async () => {
+      await this.#recover(true);
+      await this.#load();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue;
+    await Promise.all(this.#versionLocks.values());
+    this.#onClose?.();
+  }
+}

@@ -1,0 +1,51 @@
+/** `createDirectoryBlobStore`: a blob store over a folder, one file per key. */
+import { assertBlobKey, type BlobStore } from '@minca/core';
+import { keyPath } from './file-names.js';
+import { removeAndPrune } from './folder-fs.js';
+import { type FolderSource, toFolderFs } from './folder-source.js';
+import { readKeyTree } from './key-tree.js';
+
+/** Options of {@link createDirectoryBlobStore}. */
+export interface DirectoryBlobStoreOptions {
+  /** Flush each blob to the device before `put` resolves (fsync). Default true. */
+  sync?: boolean;
+}
+
+/**
+ * A blob store in a folder: each `/`-separated part of a key is a folder and the last a file,
+ * named as a data folder names its files (`segment-1` is `segment-1.minca`). A folder goes with
+ * the last key in it. Keys are checked with `assertBlobKey`.
+ *
+ * ```ts
+ * const bucket = createDirectoryBlobStore('/media/usb/minca');
+ * await bucket.put('spaces/x/seg-1', bytes);
+ * ```
+ */
+export function createDirectoryBlobStore(
+  dir: FolderSource,
+  options: DirectoryBlobStoreOptions = {},
+): BlobStore {
+  const fs = toFolderFs(dir);
+  const sync = options.sync ?? true;
+  return {
+    async get(key) {
+      assertBlobKey(key);
+      return (await fs.readFile(keyPath(key))) ?? null;
+    },
+    async put(key, bytes) {
+      assertBlobKey(key);
+      if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
+      const path = keyPath(key);
+      await fs.writeFile(path, bytes.slice(), { sync });
+      if (sync) await fs.syncFolder(path.slice(0, -1));
+    },
+    async delete(key) {
+      assertBlobKey(key);
+      await removeAndPrune(fs, keyPath(key), 0);
+    },
+    async list(prefix) {
+      if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
+      return (await readKeyTree(fs, [], { prefix })).sort();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The seam over a File System Access `FileSystemDirectoryHandle` (a folder the person picked,
+ * or OPFS). A file is replaced atomically when its writable closes.
+ */
+import { MincaError } from '@minca/core';
+import type { FolderEntry, FolderFs } from './folder-fs.js';
+
+function nameOf(error: unknown): string | undefined {
+  return (error as { name?: unknown })?.name as string | undefined;
+}
+
+function storageError(what: string, names: readonly string[], error: unknown): MincaError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new MincaError('storage', `${what} ${names.join('/')} failed: ${reason}`, {
+    cause: error,
+  });
+}
+
+const ABSENT = new Set(['NotFoundError', 'TypeMismatchError']);
+const WRITE_ATTEMPTS = 4;
+
+/** A {@link FolderFs} over a directory handle. */
+export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
+  if (typeof root?.getDirectoryHandle !== 'function') {
+    throw new TypeError('root must be a FileSystemDirectoryHandle');
+  }
+
+  /** The folder at `names`, made when `create`, or `undefined` when absent. */
+  const folder = async (
+    names: readonly string[],
+    create: boolean,
+  ): Promise<FileSystemDirectoryHandle | undefined> => {
+    let dir = root;
+    for (const name of names) {
+      try {
+        dir = await dir.getDirectoryHandle(name, { create });
+      } catch (error) {
+        if (ABSENT.has(nameOf(error) ?? '')) return undefined;
+        throw storageError('opening folder', names, error);
+      }
+    }
+    return dir;
+  };
+
+  return {
+    atomicCreate: false,
+
+    async readFile(names) {
+      const dir = await folder(names.slice(0, -1), false);
+      if (!dir) return undefined;
+      try {
+        const handle = await dir.getFileHandle(names[names.length - 1]!);
+        return new Uint8Array(await (await handle.getFile()).arrayBuffer());
+      } catch (error) {
+        if (ABSENT.has(nameOf(error) ?? '')) return undefined;
+        throw storageError('reading', names, error);
+      }
+    },
+
+    async writeFile(names, bytes) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const dir = (await folder(names.slice(0, -1), true))!;
+          const handle = await dir.getFileHandle(names[names.length - 1]!, { create: true });
+          const writable = await handle.createWritable();
+          try {
+            await writable.write(bytes as Uint8Array<ArrayBuffer>);
+          } catch (error) {
+            await writable.abort().catch(() => {});
+            throw error;
+          }
+          await writable.close();
+          return;
+        } catch (error) {
+          // The folder went with its last file while this write was on its way: make it again.
+          if (nameOf(error) === 'NotFoundError' && attempt < WRITE_ATTEMPTS) continue;
+          throw error instanceof MincaError ? error : storageError('writing', names, error);
+        }
+      }
+    },
+
+    async list(names): Promise<FolderEntry[] | undefined> {
+      const dir = await folder(names, false);
+      if (!dir) return undefined;
+      const out: FolderEntry[] = [];
+      try {
+        for await (const [name, handle] of dir.entries()) {
+          out.push({ name, kind: handle.kind === 'file' ? 'file' : 'directory' });
+        }
+      } catch (error) {
+        if (ABSENT.has(nameOf(error) ?? '')) return undefined;
+        throw storageError('listing', names, error);
+      }
+      return out;
+    },
+
+    async removeFile(names) {
+      const dir = await folder(names.slice(0, -1), false);
+      if (!dir) return;
+      try {
+        await dir.removeEntry(names[names.length - 1]!);
+      } catch (error) {
+        if (ABSENT.has(nameOf(error) ?? '')) return;
+        throw storageError('removing', names, error);
+      }
+    },
+
+    async removeEmptyFolder(names) {
+      const dir = await folder(names.slice(0, -1), false);
+      if (!dir) return false;
+      try {
+        await dir.removeEntry(names[names.length - 1]!);
+        return true;
+      } catch (error) {
+        const name = nameOf(error) ?? '';
+        if (ABSENT.has(name) || name === 'InvalidModificationError') return false;
+        throw storageError('removing folder', names, error);
+      }
+    },
+
+    async makeFolder(names) {
+      await folder(names, true);
+    },
+
+    // The browser flushes on close(); there is no folder to flush.
+    async syncFolder() {},
+  };
+}

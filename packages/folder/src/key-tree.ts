@@ -1,0 +1,78 @@
+/**
+ * Reads the keys a folder tree holds, named as {@link keyPath} names them. Names that don't
+ * decode (a sync service's conflict copies, a stranger's files) are skipped; leftover temp
+ * files are handed to `onTemp` so the caller can clean them up.
+ */
+import { decodeBody, isCanonical, parseName } from './file-names.js';
+import { type FolderFs, TEMP_NAME } from './folder-fs.js';
+
+/** Options of {@link readKeyTree}. */
+export interface KeyTreeOptions {
+  /** Only keys starting with this; folders that can't hold one are not read. */
+  prefix?: string;
+  /** Called with the path of each `<name>.<uuid>.tmp` file found, and its uuid. */
+  onTemp?: (path: string[], uuid: string) => void;
+}
+
+/** Folders read at once, so a tree of many folders can't exhaust file handles. */
+const PARALLEL = 16;
+
+/** True when a key starting with `start` could start with `prefix`. */
+function mayMatch(start: string, prefix: string): boolean {
+  return start.startsWith(prefix) || prefix.startsWith(start);
+}
+
+/** Every key under the folder `root`, unsorted. */
+export async function readKeyTree(
+  fs: FolderFs,
+  root: readonly string[],
+  options: KeyTreeOptions = {},
+): Promise<string[]> {
+  const prefix = options.prefix ?? '';
+  const keys: string[] = [];
+
+  // `keySoFar` holds the finished parts with their `/`; `part`/`pieces` the part being read.
+  const walk = async (
+    dir: string[],
+    keySoFar: string,
+    part: string,
+    pieces: string[],
+  ): Promise<void> => {
+    const entries = (await fs.list(dir)) ?? [];
+    const folders: Array<() => Promise<void>> = [];
+    for (const entry of entries) {
+      const temp = TEMP_NAME.exec(entry.name);
+      if (temp) {
+        if (entry.kind === 'file') options.onTemp?.([...dir, entry.name], temp[1]!);
+        continue;
+      }
+      const parsed = parseName(entry.name);
+      if (!parsed || (parsed.kind === 'file') !== (entry.kind === 'file')) continue;
+      const text = decodeBody(parsed.body);
+      if (text === undefined) continue;
+      const whole = part + text;
+      const chain = [...pieces, parsed.body];
+      const path = [...dir, entry.name];
+      if (parsed.kind === 'more') {
+        if (mayMatch(keySoFar + whole, prefix)) {
+          folders.push(() => walk(path, keySoFar, whole, chain));
+        }
+        continue;
+      }
+      if (!isCanonical(whole, chain)) continue;
+      if (parsed.kind === 'file') {
+        const key = keySoFar + whole;
+        if (key.startsWith(prefix)) keys.push(key);
+      } else {
+        const next = `${keySoFar}${whole}/`;
+        if (mayMatch(next, prefix)) folders.push(() => walk(path, next, '', []));
+      }
+    }
+    for (let i = 0; i < folders.length; i += PARALLEL) {
+      await Promise.all(folders.slice(i, i + PARALLEL).map((read) => read()));
+    }
+  };
+
+  await walk([...root], '', '', []);
+  return keys;
+}
