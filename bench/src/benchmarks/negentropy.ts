@@ -1,0 +1,195 @@
+// Negentropy reconciliation beside the reference figures in shared/negentropy/PERFORMANCE.md,
+// on the same data: item i is (1700000000 + (i*2654435761 mod N), SHA-256("bench/" + i)); of
+// N + d/2 items, every (N + d/2)/d-th by index is left out of one side, alternately the server
+// (client-only) and the client (server-only), so each side holds N.
+import { createHash } from 'node:crypto';
+import { Negentropy, NegentropyStorage } from '@minca/core/negentropy';
+import { type Benchmark, type Figure, median, medianMs } from '../harness.js';
+
+const REFERENCE_JS_MS = 5750;
+const REFERENCE_CPP_MS = 107;
+
+interface Sides {
+  client: NegentropyStorage;
+  server: NegentropyStorage;
+  buildMs: number;
+}
+
+function ids(count: number): Uint8Array[] {
+  return Array.from(
+    { length: count },
+    (_, i) => new Uint8Array(createHash('sha256').update(`bench/${i}`).digest()),
+  );
+}
+
+function timestamp(i: number, n: number): number {
+  return 1_700_000_000 + ((i * 2_654_435_761) % n);
+}
+
+/** Which side holds item i of n + differ/2: the k-th multiple of the stride is one-sided. */
+function holder(i: number, n: number, differ: number): 'both' | 'client' | 'server' {
+  const stride = Math.floor((n + differ / 2) / differ);
+  const k = i / stride;
+  if (i % stride !== 0 || k >= differ) return 'both';
+  return k % 2 === 0 ? 'client' : 'server';
+}
+
+/** Builds (inserts and seals) both sides; `differ` items are on one side only. */
+function sides(n: number, differ: number, all: Uint8Array[]): Sides {
+  const start = performance.now();
+  const client = new NegentropyStorage();
+  const server = new NegentropyStorage();
+  for (let i = 0; i < n + differ / 2; i++) {
+    const at = holder(i, n, differ);
+    const ts = timestamp(i, n);
+    if (at !== 'server') client.insert(ts, all[i]!);
+    if (at !== 'client') server.insert(ts, all[i]!);
+  }
+  client.seal();
+  server.seal();
+  return { client, server, buildMs: performance.now() - start };
+}
+
+interface Session {
+  roundTrips: number;
+  up: number;
+  down: number;
+  have: number;
+  need: number;
+}
+
+function reconcile(client: NegentropyStorage, server: NegentropyStorage): Session {
+  const ne = new Negentropy(client);
+  const s: Session = { roundTrips: 0, up: 0, down: 0, have: 0, need: 0 };
+  let msg: Uint8Array | undefined = ne.initiate();
+  while (msg) {
+    s.up += msg.length;
+    s.roundTrips++;
+    // A fresh responder per message, as the sync engine does.
+    const reply = new Negentropy(server).reconcile(msg).reply!;
+    s.down += reply.length;
+    const res = ne.reconcile(reply);
+    s.have += res.have.length;
+    s.need += res.need.length;
+    msg = res.reply;
+  }
+  return s;
+}
+
+/** The full-range Fingerprint message for `all[0, count)`: 61, INF bound, mode 1, 16 bytes. */
+function fullRangeFingerprint(all: Uint8Array[], count: number): Uint8Array {
+  const limbs = new Uint32Array(8);
+  for (let i = 0; i < count; i++) {
+    const view = new DataView(all[i]!.buffer, all[i]!.byteOffset, 32);
+    let carry = 0;
+    for (let k = 0; k < 8; k++) {
+      const v = limbs[k]! + view.getUint32(k * 4, true) + carry;
+      carry = v >= 2 ** 32 ? 1 : 0;
+      limbs[k] = v;
+    }
+  }
+  const groups = [count & 0x7f];
+  for (let rest = Math.floor(count / 128); rest > 0; rest = Math.floor(rest / 128))
+    groups.unshift((rest & 0x7f) | 0x80);
+  const input = Buffer.concat([Buffer.from(limbs.buffer), Buffer.from(groups)]);
+  const fp = createHash('sha256').update(input).digest().subarray(0, 16);
+  return Uint8Array.from([0x61, 0x00, 0x00, 0x01, ...fp]);
+}
+
+function check(s: Session, differ: number): void {
+  if (s.have !== differ / 2 || s.need !== differ / 2)
+    throw new Error(`negentropy bench: found ${s.have}/${s.need} differences, not ${differ / 2}`);
+}
+
+const bench: Benchmark = {
+  name: 'negentropy',
+  async run() {
+    const figures: Figure[] = [];
+    const million = 1_000_000;
+    const all = ids(million + 50);
+
+    const builds: number[] = [];
+    let big = sides(million, 100, all);
+    builds.push(big.buildMs);
+    for (let i = 0; i < 2; i++) builds.push((big = sides(million, 100, all)).buildMs);
+    let session = reconcile(big.client, big.server);
+    check(session, 100);
+    const ms = await medianMs(3, () => reconcile(big.client, big.server));
+    figures.push(
+      {
+        name: '1M vs 1M, 100 differ: reconcile',
+        value: ms,
+        unit: 'ms',
+        note: `${(REFERENCE_JS_MS / ms).toFixed(0)}× faster than reference JS 5,750 ms; ${(ms / REFERENCE_CPP_MS).toFixed(2)}× of C++ 107 ms`,
+      },
+      {
+        name: '1M vs 1M: build+sort (both sides)',
+        value: median(builds),
+        unit: 'ms',
+        note: 'reference JS 2,930 ms, C++ Vector 250 ms',
+      },
+      {
+        name: '1M vs 1M: round trips',
+        value: session.roundTrips,
+        unit: '',
+        note: 'reference: 3',
+      },
+      { name: '1M vs 1M: bytes C→S', value: session.up, unit: 'B', note: 'reference: 82,466' },
+      { name: '1M vs 1M: bytes S→C', value: session.down, unit: 'B', note: 'reference: 85,653' },
+    );
+
+    const identicalMs = await medianMs(3, () => reconcile(big.client, big.client));
+    figures.push({
+      name: 'identical 1M sets: reconcile',
+      value: identicalMs,
+      unit: 'ms',
+      note: 'reference JS 3,047 ms, C++ Vector 41 ms, C++ BTreeMem 0.53 ms',
+    });
+
+    // The client's 1M items, asked as one full-range Fingerprint that matches: answer `61`.
+    const request = fullRangeFingerprint(
+      all.filter((_, i) => holder(i, million, 100) !== 'server'),
+      million,
+    );
+    const reply = new Negentropy(big.client).reconcile(request).reply!;
+    if (reply.length !== 1) throw new Error('negentropy bench: full-range fingerprint differs');
+    const repeats = 1000;
+    const fpMs = await medianMs(3, () => {
+      for (let i = 0; i < repeats; i++) new Negentropy(big.client).reconcile(request);
+    });
+    figures.push({
+      name: 'fingerprint of 1,000,000 items (answer one full-range Fingerprint)',
+      value: fpMs / repeats,
+      unit: 'ms',
+      note: 'prefix sums: O(1) per range; reference JS ≈1,500 ms per side',
+    });
+
+    const small = sides(100_000, 10_000, all);
+    session = reconcile(small.client, small.server);
+    check(session, 10_000);
+    const smallMs = await medianMs(3, () => reconcile(small.client, small.server));
+    figures.push(
+      {
+        name: '100k vs 100k, 10,000 differ: reconcile',
+        value: smallMs,
+        unit: 'ms',
+        note: 'reference JS 1,386 ms, C++ 52 ms',
+      },
+      { name: '100k, 10,000 differ: round trips', value: session.roundTrips, unit: '' },
+      {
+        name: '100k, 10,000 differ: bytes C→S',
+        value: session.up,
+        unit: 'B',
+        note: 'reference: 78 KB',
+      },
+      {
+        name: '100k, 10,000 differ: bytes S→C',
+        value: session.down,
+        unit: 'B',
+        note: 'reference: 3.22 MB',
+      },
+    );
+    return figures;
+  },
+};
+export default bench;
