@@ -7,7 +7,14 @@ import { type Benchmark, median } from '../harness.js';
 const COUNT = 5_000;
 const RUNS = 5;
 
-async function once(): Promise<{ put: number; get: number; list: number; floor: number }> {
+interface Run {
+  put: number;
+  get: number;
+  list: number;
+  floor: number;
+}
+
+async function once(): Promise<Run> {
   const node = await createNode({ stores: memoryStores() });
   const space = await node.spaces.create();
   const ids: string[] = [];
@@ -38,9 +45,9 @@ async function once(): Promise<{ put: number; get: number; list: number; floor: 
 const bench: Benchmark = {
   name: 'records',
   async run() {
-    const runs = [];
+    const runs: Run[] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await once());
-    const m = (k: keyof (typeof runs)[0]) => median(runs.map((r) => r[k]));
+    const m = (k: keyof Run) => median(runs.map((r) => r[k]));
     const floor = m('floor');
     return [
       {
