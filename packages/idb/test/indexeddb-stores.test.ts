@@ -314,11 +314,17 @@ describe('storage', () => {
       { key: 'whole', value: backing },
     ]);
     await store.putVersion(id, backing.subarray(1, 2));
+    // A small Node Buffer is a view of Node's shared pool, and its own slice() is a view too.
+    const pooled = Buffer.from([7, 8, 9]);
+    expect(pooled.buffer.byteLength).toBeGreaterThan(3);
+    await store.batch([{ key: 'pooled', value: pooled }]);
     await store.close!();
     const db = await rawOpen(indexedDB, 'minca:registry', 4);
     const view = await request(db.transaction('kv').objectStore('kv').get('view'));
     expect(view).toBeInstanceOf(ArrayBuffer);
     expect(new Uint8Array(view as ArrayBuffer)).toEqual(bytes(2, 3));
+    const fromPool = await request(db.transaction('kv').objectStore('kv').get('pooled'));
+    expect(new Uint8Array(fromPool as ArrayBuffer)).toEqual(bytes(7, 8, 9));
     const body = await request(db.transaction('versions').objectStore('versions').get(id));
     expect(new Uint8Array(body as ArrayBuffer)).toEqual(bytes(1));
     db.close();
