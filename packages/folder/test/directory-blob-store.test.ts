@@ -1,0 +1,40 @@
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createDirectoryBlobStore } from '../src/index.ts';
+import { tempDir } from './temp-dir.ts';
+
+let dir: string;
+let teardown: () => Promise<void>;
+beforeEach(async () => ({ dir, teardown } = await tempDir()));
+afterEach(() => teardown());
+
+it('keeps each key part as a folder and the last as a file, gone with its last key', async () => {
+  const store = createDirectoryBlobStore(dir);
+  await store.put('spaces/Ab1/w-1/seg.1', new Uint8Array([1]));
+  await store.put('spaces/Ab1/w-1/seg.2', new Uint8Array([2]));
+  expect(await readdir(join(dir, 'spaces', '_ab1', 'w-1'))).toEqual([
+    'seg_-002e1.minca',
+    'seg_-002e2.minca',
+  ]);
+  expect(((await stat(join(dir, 'spaces'))).mode & 0o777).toString(8)).toBe('700');
+  const file = join(dir, 'spaces', '_ab1', 'w-1', 'seg_-002e1.minca');
+  expect(((await stat(file)).mode & 0o777).toString(8)).toBe('600');
+  await store.delete('spaces/Ab1/w-1/seg.1');
+  expect(await readdir(join(dir, 'spaces', '_ab1', 'w-1'))).toEqual(['seg_-002e2.minca']);
+  await store.delete('spaces/Ab1/w-1/seg.2');
+  expect(await readdir(dir)).toEqual([]);
+});
+
+it('lists no conflict copies, temp files or strangers', async () => {
+  const store = createDirectoryBlobStore(dir);
+  await store.put('s/seg', new Uint8Array([1]));
+  await writeFile(join(dir, 's', 'seg (conflicted copy 2026-12-02).minca'), 'x');
+  await writeFile(join(dir, 's', 'seg.sync-conflict-20261202-143000-7ERY2XS.minca'), 'x');
+  await writeFile(join(dir, 's', 'seg.minca.0f8fad5b-d9cb-469f-a165-70867728950e.tmp'), 'x');
+  await mkdir(join(dir, 's', 'Folder (1)'));
+  await writeFile(join(dir, 's', 'Folder (1)', 'x.minca'), 'x');
+  await writeFile(join(dir, 'desktop.ini'), 'x');
+  expect(await store.list('')).toEqual(['s/seg']);
+  expect(await store.get('s/seg')).toEqual(new Uint8Array([1]));
+});
