@@ -1,0 +1,161 @@
+// @minca/sqlite on better-sqlite3, files on disk: 100,000 versions written through `commit` in
+// batches of 100 (each with its v/<collection>/<id> entry), and a cold open of that store (a new
+// connection, then readEntries(adapter, 'v/')). Each beside raw better-sqlite3 doing the same
+// writes and reads on the same table layout and pragmas, in the same run.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Commit, readEntries } from '@minca/core';
+import { sqliteStores } from '@minca/sqlite';
+import Database from 'better-sqlite3';
+import { type Benchmark, median } from '../harness.js';
+
+const VERSIONS = 100_000;
+const PER_COMMIT = 100;
+const BODY_BYTES = 200;
+const ENTRY_BYTES = 16;
+/** Runs of each side: a write run takes seconds on a busy 2-core machine. */
+const WRITE_RUNS = 3;
+const OPEN_RUNS = 5;
+const PATH = 'spaces/bench';
+
+const ids = Array.from({ length: VERSIONS }, (_, i) =>
+  createHash('sha256').update(`version ${i}`).digest('hex'),
+);
+const body = new Uint8Array(BODY_BYTES).fill(7);
+const entry = new Uint8Array(ENTRY_BYTES).fill(3);
+
+function commits(): Commit[] {
+  const out: Commit[] = [];
+  for (let i = 0; i < VERSIONS; i += PER_COMMIT) {
+    const slice = ids.slice(i, i + PER_COMMIT);
+    out.push({
+      versions: slice.map((id) => [id, body] as const),
+      entries: slice.map((id) => ({ key: `v/app.post/${id}`, value: entry })),
+      deleteVersions: [],
+    });
+  }
+  return out;
+}
+
+function connect(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+/** The same layout sqliteStores makes, written and read with no adapter in between. */
+const RAW_SCHEMA = [
+  'CREATE TABLE entries (store INTEGER NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (store, key)) STRICT, WITHOUT ROWID',
+  'CREATE TABLE versions (store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL, PRIMARY KEY (store, id)) STRICT, WITHOUT ROWID',
+];
+
+function rawWrite(file: string, work: Commit[]): void {
+  const db = connect(file);
+  for (const sql of RAW_SCHEMA) db.exec(sql);
+  const putVersion = db.prepare('INSERT OR REPLACE INTO versions VALUES (1, ?, ?)');
+  const putEntry = db.prepare('INSERT OR REPLACE INTO entries VALUES (1, ?, ?)');
+  const apply = db.transaction((commit: Commit) => {
+    for (const [id, bytes] of commit.versions) putVersion.run(id, bytes);
+    for (const { key, value } of commit.entries) putEntry.run(key, value!);
+  });
+  for (const commit of work) apply(commit);
+  db.close();
+}
+
+function rawOpen(file: string): number {
+  const db = connect(file);
+  const rows = db
+    .prepare('SELECT key, value FROM entries WHERE store = 1 AND key >= ? AND key < ? ORDER BY key')
+    .all('v/', 'v0') as Array<{ key: string; value: Uint8Array }>;
+  db.close();
+  return rows.length;
+}
+
+async function mincaWrite(file: string, work: Commit[]): Promise<number> {
+  const db = connect(file);
+  const stores = sqliteStores(db);
+  const adapter = await stores.open(PATH);
+  for (const commit of work) await adapter.commit!(commit);
+  const size = await stores.size(PATH);
+  db.close();
+  return size;
+}
+
+async function mincaOpen(file: string): Promise<number> {
+  const db = connect(file);
+  const adapter = await sqliteStores(db).open(PATH);
+  const entries = await readEntries(adapter, 'v/');
+  db.close();
+  return entries.length;
+}
+
+function check(what: string, got: number): void {
+  if (got !== VERSIONS) throw new Error(`${what} read ${got} entries, not ${VERSIONS}`);
+}
+
+/** Times `a` and `b` alternately, `runs` times each, so load on the machine hits both alike. */
+async function alternate(
+  runs: number,
+  a: (run: number) => unknown,
+  b: (run: number) => unknown,
+): Promise<[number, number]> {
+  const times: [number[], number[]] = [[], []];
+  for (let run = 0; run < runs; run++) {
+    for (const [i, fn] of [a, b].entries()) {
+      const start = performance.now();
+      await fn(run);
+      times[i]!.push(performance.now() - start);
+    }
+  }
+  return [median(times[0]), median(times[1])];
+}
+
+const bench: Benchmark = {
+  name: 'sqlite',
+  async run() {
+    const dir = mkdtempSync(join(tmpdir(), 'minca-bench-sqlite-'));
+    const file = (name: string, run: number) => join(dir, `${name}-${run}.sqlite`);
+    try {
+      const work = commits();
+      let size = 0;
+      // Each write run starts from an empty file; the first files are then opened cold.
+      const [write, rawWriteMs] = await alternate(
+        WRITE_RUNS,
+        async (run) => (size = await mincaWrite(file('minca', run), work)),
+        (run) => rawWrite(file('raw', run), work),
+      );
+      const [open, rawOpenMs] = await alternate(
+        OPEN_RUNS,
+        async () => check('minca', await mincaOpen(file('minca', 0))),
+        () => check('raw', rawOpen(file('raw', 0))),
+      );
+      const rate = (ms: number) => VERSIONS / (ms / 1000);
+      return [
+        {
+          name: `commit ${VERSIONS / 1000}k versions, ${PER_COMMIT}/commit`,
+          value: rate(write),
+          unit: 'versions/s',
+          note: `${(rate(write) / rate(rawWriteMs)).toFixed(2)}× raw better-sqlite3 (${Math.round(rate(rawWriteMs))}/s)`,
+        },
+        {
+          name: `cold open, readEntries('v/') of ${VERSIONS / 1000}k`,
+          value: open,
+          unit: 'ms',
+          note: `${(open / rawOpenMs).toFixed(2)}× raw better-sqlite3's time (${rawOpenMs.toFixed(0)} ms)`,
+        },
+        {
+          name: 'file size per version (+ entry)',
+          value: statSync(file('minca', 0)).size / VERSIONS,
+          unit: 'B',
+          note: `stores.size: ${(size / VERSIONS).toFixed(0)} B of keys, values, bodies`,
+        },
+      ];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+export default bench;
