@@ -1,22 +1,36 @@
+import { randomKey, sealedStores } from '@minca/core';
 import { runStorageAdapterTests } from '@minca/core/testing';
 import { sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
-// A file in a temp dir; `reopen` closes the connection and opens a new one, as a restart does.
-runStorageAdapterTests(
-  'sqliteStores (better-sqlite3, file)',
-  async () => {
+/** A file in a temp dir; `reopen` closes the connection and opens a new one, as a restart does. */
+function onDisk(
+  wrap: (stores: ReturnType<typeof sqliteStores>) => ReturnType<typeof sealedStores>,
+) {
+  return async () => {
     const dir = new TempDir();
     let db = dir.open();
     return {
-      factory: sqliteStores(db),
+      factory: wrap(sqliteStores(db)),
       reopen: async () => {
         db.close();
         db = dir.open();
-        return sqliteStores(db);
+        return wrap(sqliteStores(db));
       },
       teardown: async () => dir.dispose(),
     };
-  },
+  };
+}
+
+runStorageAdapterTests(
+  'sqliteStores (better-sqlite3, file)',
+  onDisk((stores) => stores),
+  { large: true },
+);
+
+const key = randomKey();
+runStorageAdapterTests(
+  'sealedStores over sqliteStores',
+  onDisk((stores) => sealedStores(stores, key)),
   { large: true },
 );
