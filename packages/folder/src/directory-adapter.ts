@@ -21,23 +21,18 @@ import {
   type VersionKey,
 } from '@minca/core';
 import { FILE_SUFFIX, keyPath } from './file-names.js';
-import { type FolderFs, removeAndPrune } from './folder-fs.js';
+import { type FolderFs, isStale, removeAndPrune } from './folder-fs.js';
 import { decodeJournal, encodeJournal, type JournalOp } from './journal.js';
 import { readKeyTree } from './key-tree.js';
 import { forEachLimited, mapLimited } from './parallel.js';
 import { SortedKeys } from './sorted-keys.js';
-import { timeUuid, uuidTime } from './time-uuid.js';
+import { timeUuid } from './time-uuid.js';
 
 const ENTRIES = 'entries.d';
 const VERSIONS = 'versions.d';
 const JOURNAL = 'journal.d';
 const VERSION_ID = /^[0-9a-f]{64}$/;
 const JOURNAL_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.minca$/;
-/**
- * In shared mode another process may be writing right now: its journals and temp files are
- * left alone until they are this old (the age is in their UUIDv7).
- */
-export const STALE_MS = 30_000;
 /** Files read or written at once. */
 const PARALLEL = 16;
 /** Optimistic tries of a multi-key read before it waits for writes to finish. */
@@ -176,11 +171,6 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     return [...this.#versionFolder(id), id + FILE_SUFFIX];
   }
 
-  #isStale(uuid: string): boolean {
-    const made = uuidTime(uuid);
-    return made === undefined || Date.now() - made > STALE_MS;
-  }
-
   /** Applies the journals a crash left (in shared mode, only stale ones), oldest first. */
   async #recover(onlyStale: boolean): Promise<void> {
     const folder = [...this.#root, JOURNAL];
@@ -190,7 +180,7 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
       .sort();
     for (const name of names) {
       const match = JOURNAL_NAME.exec(name);
-      if (!match || (onlyStale && !this.#isStale(match[1]!))) continue;
+      if (!match || (onlyStale && !isStale(match[1]!))) continue;
       const bytes = await this.#fs.readFile([...folder, name]);
       if (bytes === undefined) continue;
       let ops: JournalOp[];
@@ -217,7 +207,7 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
   async #load(): Promise<void> {
     const temps: string[][] = [];
     const onTemp = (path: string[], uuid: string) => {
-      if (!this.#options.shared || this.#isStale(uuid)) temps.push(path);
+      if (!this.#options.shared || isStale(uuid)) temps.push(path);
     };
     const keys = await readKeyTree(this.#fs, [...this.#root, ENTRIES], { onTemp });
     const versions = await this.#readVersionIds(onTemp);

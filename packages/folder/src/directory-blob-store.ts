@@ -1,7 +1,7 @@
 /** `createDirectoryBlobStore`: a blob store over a folder, one file per key. */
 import { assertBlobKey, type BlobStore } from '@minca/core';
 import { keyPath } from './file-names.js';
-import { removeAndPrune } from './folder-fs.js';
+import { isStale, removeAndPrune } from './folder-fs.js';
 import { type FolderSource, toFolderFs } from './folder-source.js';
 import { readKeyTree } from './key-tree.js';
 
@@ -14,7 +14,8 @@ export interface DirectoryBlobStoreOptions {
 /**
  * A blob store in a folder: each `/`-separated part of a key is a folder and the last a file,
  * named as a data folder names its files (`segment-1` is `segment-1.minca`). A folder goes with
- * the last key in it. Keys are checked with `assertBlobKey`.
+ * the last key in it. Keys are checked with `assertBlobKey`. Temp files a crash left are
+ * removed by the first listing that finds them over 30 s old.
  *
  * ```ts
  * const bucket = createDirectoryBlobStore('/media/usb/minca');
@@ -45,7 +46,14 @@ export function createDirectoryBlobStore(
     },
     async list(prefix) {
       if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
-      return (await readKeyTree(fs, [], { prefix })).sort();
+      // A put still on its way has a fresh temp file; one a crash left is cleared here.
+      const stale: string[][] = [];
+      const keys = await readKeyTree(fs, [], {
+        prefix,
+        onTemp: (path, uuid) => isStale(uuid) && stale.push(path),
+      });
+      await Promise.all(stale.map((path) => fs.removeFile(path)));
+      return keys.sort();
     },
   };
 }

@@ -40,6 +40,20 @@ export interface FolderFs {
   syncFolder(path: readonly string[]): Promise<void>;
 }
 
+import { uuidTime } from './time-uuid.js';
+
+/**
+ * A temp file or journal of a writer that may still be running is left alone until it is this
+ * old (its age is in its UUIDv7).
+ */
+export const STALE_MS = 30_000;
+
+/** True when the temp file or journal named with `uuid` is {@link STALE_MS} old. */
+export function isStale(uuid: string, now: number = Date.now()): boolean {
+  const made = uuidTime(uuid);
+  return made === undefined || now - made > STALE_MS;
+}
+
 /** Leftovers of an interrupted write: `<name>.<uuid>.tmp`. */
 export const TEMP_NAME = /\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.tmp$/;
 

@@ -2,6 +2,7 @@ import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createDirectoryBlobStore } from '../src/index.ts';
+import { timeUuid } from '../src/time-uuid.ts';
 import { tempDir } from './temp-dir.ts';
 
 let dir: string;
@@ -35,6 +36,11 @@ it('lists no conflict copies, temp files or strangers', async () => {
   await mkdir(join(dir, 's', 'Folder (1)'));
   await writeFile(join(dir, 's', 'Folder (1)', 'x.minca'), 'x');
   await writeFile(join(dir, 'desktop.ini'), 'x');
+  const fresh = `seg.minca.${timeUuid()}.tmp`;
+  await writeFile(join(dir, 's', fresh), 'a put on its way');
   expect(await store.list('')).toEqual(['s/seg']);
   expect(await store.get('s/seg')).toEqual(new Uint8Array([1]));
+  // The listing cleared the old temp file and left the fresh one alone.
+  const left = (await readdir(join(dir, 's'))).filter((name) => name.endsWith('.tmp'));
+  expect(left).toEqual([fresh]);
 });
