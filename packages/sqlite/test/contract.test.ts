@@ -1,12 +1,10 @@
-import { randomKey, sealedStores } from '@minca/core';
+import { randomKey, type StoreFactory, sealedStores } from '@minca/core';
 import { runStorageAdapterTests } from '@minca/core/testing';
-import { sqliteStores } from '../src/index.ts';
+import { type SqliteStores, sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
 /** A file in a temp dir; `reopen` closes the connection and opens a new one, as a restart does. */
-function onDisk(
-  wrap: (stores: ReturnType<typeof sqliteStores>) => ReturnType<typeof sealedStores>,
-) {
+function onDisk(wrap: (stores: SqliteStores) => StoreFactory) {
   return async () => {
     const dir = new TempDir();
     let db = dir.open();
