@@ -124,6 +124,22 @@ describe('negentropy properties', () => {
     expect(have.map(toHex).sort()).toEqual(expectHave.sort());
     expect(need.map(toHex).sort()).toEqual(expectNeed.sort());
   });
+
+  it('diffIds against an empty span or an empty list, however long the other', () => {
+    const ids = new Uint8Array(32 * 5000);
+    for (let i = 0; i < 5000; i++) ids.set(sha256(Uint8Array.of(i & 0xff, i >> 8)), i * 32);
+    for (const [from, to, count] of [
+      [0, 0, 5000],
+      [0, 5000, 0],
+      [4999, 5000, 5000],
+    ] as const) {
+      const have: Uint8Array[] = [];
+      const need: Uint8Array[] = [];
+      diffIds(ids, from, to, ids, 0, count, have, need);
+      expect(have.length).toBe(count === 0 ? to - from : 0);
+      expect(need.length).toBe(count - (to - from) * (count === 0 ? 0 : 1));
+    }
+  });
 });
 
 // A sealed store of 300 items with clustered timestamps, for the garbage tests.

@@ -1,7 +1,9 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../src/bytes.js';
 import { isMincaError } from '../src/errors.js';
 import { Negentropy, NegentropyStorage } from '../src/negentropy/index.js';
+import { sortOrder } from '../src/negentropy/sort.js';
 
 const id = (byte: number, last = byte) => {
   const b = new Uint8Array(32).fill(byte);
@@ -102,6 +104,31 @@ describe('NegentropyStorage', () => {
     const msg = new Negentropy(s).initiate();
     expect(toHex(msg.subarray(0, 4))).toBe('61410001');
   });
+});
+
+describe('sortOrder', () => {
+  // Few distinct values per key, so every tie-break level is exercised, across both 16-bit digits.
+  const word = fc.constantFrom(0, 1, 0xffff, 0x1_0000, 0x1234_5678, 0xffff_ffff);
+  test.prop([fc.array(fc.tuple(word, word, word, fc.nat(3)), { maxLength: 300 })])(
+    'orders like a comparison sort on (hi, lo, head, tie)',
+    (rows) => {
+      const col = (k: 0 | 1 | 2) => Uint32Array.from(rows, (r) => r[k]);
+      const tie = (a: number, b: number) => rows[a]![3] - rows[b]![3];
+      const order = sortOrder(rows.length, col(0), col(1), col(2), tie);
+      const key = (i: number) => rows[i]!.join(',');
+      const expected = rows
+        .map((_, i) => i)
+        .sort(
+          (a, b) =>
+            rows[a]![0] - rows[b]![0] ||
+            rows[a]![1] - rows[b]![1] ||
+            rows[a]![2] - rows[b]![2] ||
+            tie(a, b),
+        );
+      expect(Array.from(order, key)).toEqual(expected.map(key));
+      expect([...order].sort((a, b) => a - b)).toEqual(rows.map((_, i) => i));
+    },
+  );
 });
 
 describe('Negentropy options', () => {

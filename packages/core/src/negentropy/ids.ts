@@ -7,6 +7,20 @@
 /** Below this many pairs a plain double loop beats sorting. */
 const NESTED_MAX_PAIRS = 4096;
 
+const scratchMine = new Uint32Array(NESTED_MAX_PAIRS);
+const scratchTheirs = new Uint32Array(NESTED_MAX_PAIRS);
+const scratchMatched = new Uint8Array(NESTED_MAX_PAIRS);
+
+/** The first four bytes of `count` consecutive ids from `bytes[at..]`, big-endian. */
+function wordsOf(bytes: Uint8Array, at: number, count: number, into: Uint32Array): Uint32Array {
+  for (let k = 0; k < count; k++) {
+    const o = at + k * 32;
+    into[k] =
+      ((bytes[o]! << 24) | (bytes[o + 1]! << 16) | (bytes[o + 2]! << 8) | bytes[o + 3]!) >>> 0;
+  }
+  return into;
+}
+
 function equalIds(a: Uint8Array, ao: number, b: Uint8Array, bo: number): boolean {
   for (let i = 0; i < 32; i++) if (a[ao + i] !== b[bo + i]) return false;
   return true;
@@ -35,16 +49,25 @@ export function diffIds(
   need: Uint8Array[],
 ): void {
   const n = to - from;
-  if (n * count <= NESTED_MAX_PAIRS) {
-    for (let i = from; i < to; i++) {
+  if (n <= NESTED_MAX_PAIRS && count <= NESTED_MAX_PAIRS && n * count <= NESTED_MAX_PAIRS) {
+    // Compare first words as numbers; only a match on them needs the full 32 bytes.
+    const mine = wordsOf(local, from * 32, n, scratchMine);
+    const theirs = wordsOf(msg, at, count, scratchTheirs);
+    const matched = scratchMatched.fill(0, 0, count);
+    for (let i = 0; i < n; i++) {
+      const w = mine[i];
+      const o = (from + i) * 32;
       let found = false;
-      for (let j = 0; j < count && !found; j++) found = equalIds(local, i * 32, msg, at + j * 32);
-      if (!found) have.push(local.slice(i * 32, i * 32 + 32));
+      for (let j = 0; j < count; j++) {
+        if (theirs[j] === w && equalIds(local, o, msg, at + j * 32)) {
+          found = true;
+          matched[j] = 1;
+        }
+      }
+      if (!found) have.push(local.slice(o, o + 32));
     }
     for (let j = 0; j < count; j++) {
-      let found = false;
-      for (let i = from; i < to && !found; i++) found = equalIds(local, i * 32, msg, at + j * 32);
-      if (!found) need.push(msg.slice(at + j * 32, at + j * 32 + 32));
+      if (matched[j] === 0) need.push(msg.slice(at + j * 32, at + j * 32 + 32));
     }
     return;
   }
