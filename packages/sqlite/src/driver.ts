@@ -57,7 +57,6 @@ export function getRow(statement: SqliteStatement, ...params: SqliteValue[]): Ro
  */
 export function readBytes(value: unknown, what: string): Uint8Array {
   if (value instanceof Uint8Array) return new Uint8Array(value);
-  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
   throw new MincaError('corrupt', `${what} is not a BLOB in the database (${typeof value})`);
 }
 
