@@ -1,5 +1,5 @@
 import { randomKey, type StoreFactory, sealedStores } from '@minca/core';
-import { runStorageAdapterTests } from '@minca/core/testing';
+import { runRecordsTests, runStorageAdapterTests } from '@minca/core/testing';
 import { type SqliteStores, sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
@@ -31,4 +31,10 @@ runStorageAdapterTests(
   'sealedStores over sqliteStores',
   onDisk((stores) => sealedStores(stores, key)),
   { large: true },
+);
+
+// A node's records over SQLite, kept across a restart on a new connection.
+runRecordsTests(
+  'sqliteStores',
+  onDisk((stores) => stores),
 );
