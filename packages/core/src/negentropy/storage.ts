@@ -121,20 +121,19 @@ function sortAndPack(
   let n = 0;
   for (let k = 0; k < count; k++) {
     const i = order[k]!;
-    if (k > 0) {
-      const p = order[k - 1]!;
-      const same =
-        hi[p] === hi[i] &&
-        lo[p] === lo[i] &&
-        head[p] === head[i] &&
-        compareIdTails(ids, p * 32, i * 32) === 0;
-      if (same) continue;
-    }
+    const h = hi[i]!;
+    const l = lo[i]!;
     const from = i * 8;
     const to = n * 8;
+    // An exact duplicate sorts right after its twin: compare with the last item written.
+    if (n > 0 && outHi[n - 1] === h && outLo[n - 1] === l) {
+      let w = 0;
+      while (w < 8 && outWords[to - 8 + w] === words[from + w]) w++;
+      if (w === 8) continue;
+    }
     for (let w = 0; w < 8; w++) outWords[to + w] = words[from + w]!;
-    outHi[n] = hi[i]!;
-    outLo[n] = lo[i]!;
+    outHi[n] = h;
+    outLo[n] = l;
     n++;
   }
   const packedIds = n === count ? outIds : outIds.slice(0, n * 32);
