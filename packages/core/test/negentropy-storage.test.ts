@@ -62,6 +62,18 @@ describe('NegentropyStorage', () => {
     expect(listedIds(s)).toEqual([toHex(id(7)), toHex(id(7))]);
   });
 
+  it('drops duplicates wherever they were inserted', () => {
+    const once = new NegentropyStorage();
+    const twice = new NegentropyStorage();
+    const items = Array.from({ length: 200 }, (_, i) => [i % 7, id(i % 50, i)] as const);
+    for (const [ts, v] of items) once.insert(ts, v);
+    for (const [ts, v] of [...items, ...items.reverse()]) twice.insert(ts, v);
+    once.seal();
+    twice.seal();
+    expect(twice.size).toBe(200);
+    expect(toHex(new Negentropy(twice).initiate())).toBe(toHex(new Negentropy(once).initiate()));
+  });
+
   it('refuses bad items', () => {
     const s = new NegentropyStorage();
     expect(() => s.insert(-1, id(1))).toThrow(RangeError);
