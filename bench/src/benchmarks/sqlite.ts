@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Commit, readEntries } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
-import { type Benchmark, median } from '../harness.js';
+import { type Benchmark, median, medianMs } from '../harness.js';
 
 const VERSIONS = 100_000;
 const PER_COMMIT = 100;
@@ -92,6 +92,15 @@ async function mincaOpen(file: string): Promise<number> {
   return entries.length;
 }
 
+/** The median time of `stores.size` over a store already opened once. */
+async function measureSize(file: string): Promise<number> {
+  const db = connect(file);
+  const stores = sqliteStores(db);
+  const ms = await medianMs(OPEN_RUNS, () => stores.size(PATH));
+  db.close();
+  return ms;
+}
+
 function check(what: string, got: number): void {
   if (got !== VERSIONS) throw new Error(`${what} read ${got} entries, not ${VERSIONS}`);
 }
@@ -132,6 +141,7 @@ const bench: Benchmark = {
         async () => check('minca', await mincaOpen(file('minca', 0))),
         () => check('raw', rawOpen(file('raw', 0))),
       );
+      const sizeMs = await measureSize(file('minca', 0));
       const rate = (ms: number) => VERSIONS / (ms / 1000);
       return [
         {
@@ -145,6 +155,12 @@ const bench: Benchmark = {
           value: open,
           unit: 'ms',
           note: `${(open / rawOpenMs).toFixed(2)}× raw better-sqlite3's time (${rawOpenMs.toFixed(0)} ms)`,
+        },
+        {
+          name: `stores.size of ${VERSIONS / 1000}k versions + entries`,
+          value: sizeMs,
+          unit: 'ms',
+          note: "sums the lengths of the store's rows",
         },
         {
           name: 'file size per version (+ entry)',
