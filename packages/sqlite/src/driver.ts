@@ -102,13 +102,8 @@ export function driverError(error: unknown, doing: string): MincaError {
   const detail = error instanceof Error ? error.message : String(error);
   const code = typeof error === 'object' && error !== null ? resultCode(error) : 0;
   if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) {
-    return new MincaError(
-      'corrupt',
-      `${doing}: the SQLite file is damaged or not a database (${detail})`,
-      {
-        cause: error,
-      },
-    );
+    const message = `${doing}: the SQLite file is damaged or not a database (${detail})`;
+    return new MincaError('corrupt', message, { cause: error });
   }
   if (code === SQLITE_TOOBIG) {
     return new MincaError('too_large', `${doing}: over SQLite's length limit (${detail})`, {

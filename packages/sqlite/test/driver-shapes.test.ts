@@ -1,11 +1,13 @@
 /**
  * The driver differences sqliteStores bridges, over real SQLite: integers as bigint (a
  * better-sqlite3 setting), and a connection that answers as bun:sqlite and node:sqlite do —
- * `null` for no row, rows with a null prototype, BLOBs as plain Uint8Arrays.
+ * `null` for no row, rows with a null prototype, BLOBs as plain Uint8Arrays. And the error
+ * shapes each driver throws, mapped to MincaError codes.
  */
 import { runStorageAdapterTests } from '@minca/core/testing';
 import type Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
+import { driverError } from '../src/driver.ts';
 import { type SqliteDatabase, type SqliteStatement, sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
@@ -62,4 +64,27 @@ it('takes integers read as bigint', async () => {
   expect(await stores.size('spaces/a')).toBe(6);
   expect(await stores.size('spaces/b')).toBe(8);
   expect(await b.get('k')).toEqual(new Uint8Array(7));
+});
+
+it('maps each driver’s error shape to a MincaError code', () => {
+  const shaped = (fields: object) => Object.assign(new Error('message from the driver'), fields);
+  const cases: Array<[object, string]> = [
+    [{ code: 'SQLITE_NOTADB' }, 'corrupt'], // better-sqlite3, bun:sqlite
+    [{ code: 'SQLITE_CORRUPT_INDEX' }, 'corrupt'],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 26 }, 'corrupt'], // node:sqlite
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 11 | (2 << 8) }, 'corrupt'], // an extended code
+    [{ code: 'SQLITE_TOOBIG' }, 'too_large'],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 18 }, 'too_large'],
+    [{ code: 'SQLITE_BUSY' }, 'storage'],
+    [{ code: 'ENOENT', errno: -2 }, 'storage'],
+  ];
+  for (const [fields, code] of cases) {
+    const error = driverError(shaped(fields), 'reading');
+    expect(error.code, JSON.stringify(fields)).toBe(code);
+    expect(error.cause).toBeInstanceOf(Error);
+  }
+  expect(driverError(new TypeError('The database connection is not open'), 'x').code).toBe(
+    'closed',
+  );
+  expect(driverError('a string', 'x').code).toBe('storage');
 });
