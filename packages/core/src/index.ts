@@ -26,6 +26,7 @@ export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './
 export * from './store-io.js';
 export { createMemoryTransportPair, type MemoryTransportOptions } from './sync/memory-transport.js';
 export { createMessagePortTransport, type MessagePortLike } from './sync/message-port-transport.js';
+export type { Peer, PeerSpaceStatus } from './sync/peer.js';
 export type { Transport } from './sync/transport.js';
 export {
   createWebSocketTransport,

@@ -15,6 +15,8 @@ import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
 import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
+import { Peer, type PeerSpaceStatus, type SyncHost } from './sync/peer.js';
+import type { Transport } from './sync/transport.js';
 import { decodeVersion, openBody } from './version.js';
 
 export interface NodeConfig {
@@ -36,6 +38,8 @@ export interface SpaceStatus {
   collections: string[];
   /** Index entries of the store that could not be read. */
   problems: readonly string[];
+  /** Each connected peer sharing the space: whether this node is synced and level with it. */
+  peers: PeerSpaceStatus[];
 }
 
 /** Everything a node needs to join a space: see `spaces.share`. */
@@ -68,6 +72,8 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
 
 export class MincaNode {
   readonly #open = new Map<string, Promise<OpenSpace>>();
+  readonly #peers = new Set<Peer>();
+  readonly #host: SyncHost;
   #closed = false;
 
   /** @internal Use {@link createNode}. */
@@ -77,7 +83,41 @@ export class MincaNode {
     private readonly key: SigningKey,
     private readonly clock: HybridClock,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.#host = {
+      did: key.did,
+      sign: (message) => key.sign(message),
+      now: () => this.now(),
+      space: (id) => this.#space(id),
+      spacesHeld: () => this.registry.spaceIds(),
+      spacesFor: async (did) => {
+        const out: string[] = [];
+        for (const id of await this.registry.spaceIds()) {
+          if (await (await this.#space(id)).roleOf(did)) out.push(id);
+        }
+        return out;
+      },
+      credentials: async (spaces) => {
+        const out: Uint8Array[] = [];
+        for (const id of spaces)
+          for (const v of await (await this.#space(id)).credentials(this.did)) out.push(v.bytes);
+        return out;
+      },
+    };
+  }
+
+  /**
+   * Syncs with the peer at the other end of `transport`: every space both hold and may share.
+   * The connection lasts until either side closes it; a peer that breaks the protocol is cut
+   * off with a reason (`peer.endReason`), and the node goes on.
+   */
+  connect(transport: Transport): Peer {
+    this.#check();
+    const peer = new Peer(this.#host, transport);
+    this.#peers.add(peer);
+    peer.onEnd = () => this.#peers.delete(peer);
+    return peer;
+  }
 
   /** The DID this node signs as. */
   get did(): string {
@@ -105,6 +145,15 @@ export class MincaNode {
         const adapter = await this.stores.open(spaceStorePath(id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
         const space = new OpenSpace(entry, store, this.clock, this.key);
+        // Whatever changed here, peers hear of it soon.
+        space.subscribe((change) => {
+          const membership = change.collections.some(isSystemCollection);
+          for (const peer of this.#peers) {
+            peer.helloSoon(id);
+            // Someone may have gained a role: the space may now be shared with more peers.
+            if (membership) peer.reoffer();
+          }
+        });
         return space;
       })();
       this.#open.set(id, opening);
@@ -153,6 +202,7 @@ export class MincaNode {
         versions: space.store.versionCount(),
         collections: space.store.collectionNames(),
         problems: space.store.problems,
+        peers: [...this.#peers].flatMap((p) => p.status(id) ?? []),
       };
     },
     /**
@@ -342,6 +392,7 @@ export class MincaNode {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const peer of [...this.#peers]) peer.close('the node closed');
     const open = [...this.#open.values()];
     this.#open.clear();
     for (const opening of open) await (await opening.catch(() => undefined))?.store.close();

@@ -190,14 +190,33 @@ export class OpenSpace {
     return role;
   }
 
-  /** This node's acceptances, to show a peer that does not know it yet (see the sync handshake). */
-  async ownAcceptances(): Promise<Version[]> {
+  /**
+   * The versions that give `did` its role here: the owner's grant, and `did`'s acceptances with
+   * the offers they take. A peer that doesn't know `did` yet is shown these (sync handshake).
+   */
+  async credentials(did: string): Promise<Version[]> {
     const ids: string[] = [];
-    for (const record of this.store.collection(ACCEPT_COLLECTION)?.records.values() ?? []) {
-      for (const meta of record.versions.values())
-        if (meta.author === this.key.did) ids.push(meta.id);
+    const all = (collection: string, record: string) =>
+      ids.push(...(this.store.collection(collection)?.records.get(record)?.versions.keys() ?? []));
+    all(MEMBER_COLLECTION, didRecordId(did));
+    for (const [invite, record] of this.store.collection(ACCEPT_COLLECTION)?.records ?? []) {
+      const mine = [...record.versions.values()].filter((m) => m.author === did).map((m) => m.id);
+      if (mine.length === 0) continue;
+      ids.push(...mine);
+      all(INVITE_COLLECTION, invite);
     }
     return (await this.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
+  }
+
+  /** Whether `version` is one of the kinds {@link credentials} gives for `did`. */
+  isCredentialOf(version: Version, did: string): boolean {
+    if (version.space !== this.id) return false;
+    if (version.collection === ACCEPT_COLLECTION) return version.author === did;
+    if (version.author !== this.entry.owner) return false;
+    return (
+      version.collection === INVITE_COLLECTION ||
+      (version.collection === MEMBER_COLLECTION && version.record === didRecordId(did))
+    );
   }
 
   /** Writes a tombstone over the record's heads. False when there was nothing to delete. */

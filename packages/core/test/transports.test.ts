@@ -49,3 +49,14 @@ describe.each([
     expect(() => a.send(new Uint8Array([1]))).toThrow(/closed/);
   });
 });
+
+describe('memory transport delays', () => {
+  it('never let a later, faster message overtake an earlier, slower one', async () => {
+    const delays = [30, 0, 15, 0, 5];
+    const [a, b] = createMemoryTransportPair({ delay: () => delays.shift() ?? 0 });
+    const atB = collect(b);
+    for (let i = 0; i < 5; i++) a.send(new Uint8Array([i]));
+    await until(() => atB.got.length === 5);
+    expect(atB.got).toEqual([0, 1, 2, 3, 4]);
+  });
+});

@@ -17,8 +17,9 @@ class MemoryEnd implements Transport {
   onClose: ((reason?: string) => void) | undefined;
   peer!: MemoryEnd;
   #closed = false;
-  /** When the last message sent will have been delivered, so a shorter delay can't overtake it. */
-  #lastDelivery = 0;
+  /** What is on its way to the peer, in order, each with when it may arrive. */
+  readonly #inFlight: Array<{ at: number; deliver: () => void }> = [];
+  #draining = false;
 
   constructor(private readonly options: MemoryTransportOptions) {}
 
@@ -29,13 +30,9 @@ class MemoryEnd implements Transport {
   send(message: Uint8Array): void {
     if (this.#closed) throw new MincaError('closed', 'the transport is closed');
     const copy = message.slice();
-    const delay =
-      typeof this.options.delay === 'function' ? this.options.delay() : (this.options.delay ?? 0);
-    const at = Math.max(Date.now() + delay, this.#lastDelivery);
-    this.#lastDelivery = at;
-    setTimer(() => {
+    this.#enqueue(() => {
       if (!this.peer.#closed) this.peer.onMessage?.(copy);
-    }, at - Date.now());
+    });
   }
 
   close(reason?: string): void {
@@ -43,7 +40,31 @@ class MemoryEnd implements Transport {
     this.#closed = true;
     this.onClose?.(reason);
     // The peer hears of it after what was already sent to it.
-    setTimer(() => this.peer.#hangUp(reason), Math.max(0, this.#lastDelivery - Date.now()));
+    this.#enqueue(() => this.peer.#hangUp(reason));
+  }
+
+  /** One timer at a time drains the queue, so messages arrive in the order they were sent. */
+  #enqueue(deliver: () => void): void {
+    const delay =
+      typeof this.options.delay === 'function' ? this.options.delay() : (this.options.delay ?? 0);
+    this.#inFlight.push({ at: Date.now() + delay, deliver });
+    if (!this.#draining) this.#drain();
+  }
+
+  #drain(): void {
+    const next = this.#inFlight[0];
+    if (!next) {
+      this.#draining = false;
+      return;
+    }
+    this.#draining = true;
+    setTimer(
+      () => {
+        this.#inFlight.shift()!.deliver();
+        this.#drain();
+      },
+      Math.max(0, next.at - Date.now()),
+    );
   }
 
   #hangUp(reason?: string): void {

@@ -24,7 +24,7 @@ export type Message =
   | { t: 'auth'; g: Uint8Array }
   /**
    * Sent once the peer proved its DID, and again when more become shared: the spaces I will
-   * sync with it, and my acceptances of invites there, so a peer that doesn't know me yet can.
+   * sync with it, and the versions giving me my role there, so a peer that doesn't know me yet can.
    */
   | { t: 'spaces'; s: string[]; a?: Uint8Array[] }
   /** Where I am in a space: its fingerprint, and each collection's version count. */
@@ -96,7 +96,9 @@ export function decodeMessage(frame: Uint8Array): Message {
         ...(m.a === undefined
           ? {}
           : {
-              a: list(m.a, 64, 'acceptances').map((v) => bytes(v, MAX_VERSION_BYTES, 'acceptance')),
+              a: list(m.a, 256, 'credentials').map((v) =>
+                bytes(v, MAX_VERSION_BYTES, 'credential'),
+              ),
             }),
       };
     case 'hello':

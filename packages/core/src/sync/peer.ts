@@ -1,0 +1,598 @@
+/**
+ * One connection to a peer: the handshake, then per shared space hellos, Negentropy sessions,
+ * wants and versions. A peer that breaks the protocol ends this connection with a reason; the
+ * node and its other peers go on. Spec 05 §8, pacing §10.
+ */
+import { randomBytes } from '@noble/ciphers/utils.js';
+import { equalBytes, fromHex, toHex } from '../bytes.js';
+import { encodeCbor } from '../encoding.js';
+import { isMincaError, MincaError } from '../errors.js';
+import { verifySignature } from '../keys.js';
+import { isSystemCollection } from '../names.js';
+import { Negentropy, NegentropyStorage } from '../negentropy/index.js';
+import type { OpenSpace } from '../space.js';
+import type { Store } from '../store.js';
+import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
+import { decodeVersion, openBody, type Version } from '../version.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  MAX_FRAME_BYTES,
+  type Message,
+  NEGENTROPY_FRAME_LIMIT,
+  PROTOCOL_VERSION,
+} from './messages.js';
+import {
+  HEARTBEAT_MS,
+  HELLO_AFTER_TAKE_IN_MS,
+  MAX_IDS_PER_WANT,
+  MAX_REFUSALS,
+  MAX_ROUNDS,
+  MAX_WAITING,
+  MAX_WANTS_IN_FLIGHT,
+  STALE_MS,
+} from './pacing.js';
+import type { Transport } from './transport.js';
+
+/** What a peer connection needs of its node. */
+export interface SyncHost {
+  readonly did: string;
+  sign(message: Uint8Array): Uint8Array;
+  /** The spaces this node would sync with `did`: those it holds that `did` may read. */
+  spacesFor(did: string): Promise<string[]>;
+  /** The versions giving this node its role in each of `spaces`, as bytes. */
+  credentials(spaces: readonly string[]): Promise<Uint8Array[]>;
+  /** Every space this node holds. */
+  spacesHeld(): Promise<string[]>;
+  space(id: string): Promise<OpenSpace>;
+  now(): number;
+}
+
+/** How this node stands with one peer in one space. */
+export interface PeerSpaceStatus {
+  did: string;
+  /** A reconciliation finished and nothing asked of the peer is outstanding. */
+  synced: boolean;
+  /** Both hold exactly the same versions: the fingerprints are equal. */
+  level: boolean;
+}
+
+interface Session {
+  queue: string[];
+  collection?: string;
+  negentropy?: Negentropy;
+  rounds: number;
+  heard: number;
+}
+
+interface Want {
+  ids: string[];
+  at: number;
+}
+
+/** A set that forgets its oldest member past `max`. */
+class BoundedSet {
+  readonly #items = new Set<string>();
+  constructor(private readonly max: number) {}
+  has(id: string): boolean {
+    return this.#items.has(id);
+  }
+  add(id: string): void {
+    this.#items.delete(id);
+    this.#items.add(id);
+    if (this.#items.size > this.max) this.#items.delete(this.#items.values().next().value!);
+  }
+}
+
+/** Per shared space: what we know of the peer there, and what is in flight. */
+class Link {
+  peerPrint: Uint8Array | undefined;
+  peerCounts: Array<[string, number]> = [];
+  session: Session | undefined;
+  rerun = false;
+  /** Negentropy messages answered since the last heartbeat, so a session that never ends is cut. */
+  answered = 0;
+  readonly wanted: string[] = [];
+  /** Ids asked for once: not asked again, unless their want went stale. */
+  readonly asked = new Set<string>();
+  readonly inFlight = new Map<number, Want>();
+  /** Versions we refused from this peer, and it refused from us: not moved again. */
+  readonly refused = new BoundedSet(MAX_REFUSALS);
+  reconciled = false;
+  /** The space's own records (`sys.*`) are level with the peer's in the current session. */
+  systemDone = false;
+  /** Versions whose author may not write by what we hold yet: the grant may be on its way. */
+  readonly waiting = new Map<string, Version>();
+  constructor(readonly space: OpenSpace) {}
+}
+
+const HANDSHAKE_CONTEXT = 'minca/handshake/v1';
+/** Credentials one `spaces` message carries. */
+const MAX_CREDENTIALS = 256;
+/** Reconciliation messages a responder answers per heartbeat: a few sessions' worth of rounds. */
+const MAX_ANSWERED = 4 * MAX_ROUNDS;
+
+export class Peer {
+  /** The peer's DID, once proven. */
+  did: string | undefined;
+  readonly #links = new Map<string, Link>();
+  readonly #nonce = randomBytes(32);
+  #claimed: { did: string; nonce: Uint8Array } | undefined;
+  #authSent = false;
+  /** Spaces we named to the peer so far. */
+  readonly #offered = new Set<string>();
+  #nextWant = 0;
+  #heartbeat: unknown;
+  #helloTimer: unknown;
+  #pendingHello = new Set<string>();
+  #closed = false;
+  /** Messages are handled one at a time, in order. */
+  #inbox: Promise<void> = Promise.resolve();
+  /** Why the connection ended, once it has. */
+  endReason: string | undefined;
+  onEnd: ((reason: string) => void) | undefined;
+
+  constructor(
+    private readonly host: SyncHost,
+    private readonly transport: Transport,
+  ) {
+    transport.onMessage = (frame) => {
+      this.#inbox = this.#inbox.then(() => this.#receive(frame));
+    };
+    transport.onClose = (reason) => this.#finish(reason ?? 'the transport closed');
+    this.#send({ t: 'hi', v: PROTOCOL_VERSION, d: host.did, n: this.#nonce });
+    this.#heartbeat = setRepeating(() => this.#tick(), HEARTBEAT_MS);
+  }
+
+  /** This node's standing with the peer in `space`, once they share it. */
+  status(space: string): PeerSpaceStatus | undefined {
+    const link = this.#links.get(space);
+    if (!link || !this.did) return undefined;
+    const level =
+      link.peerPrint !== undefined && toHex(link.peerPrint) === link.space.store.fingerprint();
+    const outstanding =
+      link.wanted.length > 0 || link.inFlight.size > 0 || link.session !== undefined;
+    return { did: this.did, synced: (link.reconciled && !outstanding) || level, level };
+  }
+
+  /** Space ids shared with this peer. */
+  spaces(): string[] {
+    return [...this.#links.keys()];
+  }
+
+  /** Tells the peer, soon, where we are in `space` (after taking in, or writing). */
+  helloSoon(space: string): void {
+    if (!this.#links.has(space) || this.#closed) return;
+    this.#pendingHello.add(space);
+    this.#helloTimer ??= setTimer(() => {
+      this.#helloTimer = undefined;
+      const spaces = [...this.#pendingHello];
+      this.#pendingHello.clear();
+      for (const s of spaces) this.#hello(s);
+    }, HELLO_AFTER_TAKE_IN_MS);
+  }
+
+  close(reason = 'closed'): void {
+    if (this.#closed) return;
+    if (!this.transport.closed) {
+      try {
+        this.transport.send(encodeMessage({ t: 'bye', w: reason }));
+      } catch {
+        // The transport is going anyway.
+      }
+    }
+    this.transport.close(reason);
+    this.#finish(reason);
+  }
+
+  #finish(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.endReason = reason;
+    clearRepeating(this.#heartbeat);
+    if (this.#helloTimer !== undefined) clearTimer(this.#helloTimer);
+    this.onEnd?.(reason);
+  }
+
+  #send(message: Message): void {
+    if (this.#closed || this.transport.closed) return;
+    this.transport.send(encodeMessage(message));
+  }
+
+  async #receive(frame: Uint8Array): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.#handle(decodeMessage(frame));
+    } catch (error) {
+      // A peer that breaks the protocol loses this connection, never the node.
+      const why = isMincaError(error) ? error.message : `internal error: ${String(error)}`;
+      this.close(why);
+    }
+  }
+
+  async #handle(m: Message): Promise<void> {
+    if (m.t === 'bye') {
+      this.transport.close(m.w);
+      this.#finish(`peer left: ${m.w}`);
+      return;
+    }
+    if (m.t === 'hi') return this.#onHi(m);
+    if (m.t === 'auth') return this.#onAuth(m);
+    if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
+    if (m.t === 'spaces') return this.#onSpaces(m.s, m.a ?? []);
+    const link = this.#links.get(m.s);
+    if (!link) return; // A space we don't share with this peer: not ours to answer.
+    switch (m.t) {
+      case 'hello':
+        return this.#onHello(link, m);
+      case 'neg':
+        return this.#onNeg(link, m.c, m.m);
+      case 'want':
+        return this.#onWant(link, m.q, m.i);
+      case 'vers':
+        return this.#onVersions(link, m.v, m.q);
+      case 'refuse':
+        link.refused.add(toHex(m.i));
+        return;
+    }
+  }
+
+  #handshakeBytes(
+    signer: string,
+    other: string,
+    otherNonce: Uint8Array,
+    signerNonce: Uint8Array,
+  ): Uint8Array {
+    return encodeCbor([HANDSHAKE_CONTEXT, signer, other, otherNonce, signerNonce]);
+  }
+
+  #onHi(m: Extract<Message, { t: 'hi' }>): void {
+    if (this.#claimed) throw new MincaError('protocol', 'a second hi');
+    if (m.v !== PROTOCOL_VERSION)
+      throw new MincaError('protocol', `protocol version ${m.v} is not ${PROTOCOL_VERSION}`);
+    if (m.d === this.host.did) throw new MincaError('protocol', 'the peer claims to be this node');
+    this.#claimed = { did: m.d, nonce: m.n };
+    this.#send({
+      t: 'auth',
+      g: this.host.sign(this.#handshakeBytes(this.host.did, m.d, m.n, this.#nonce)),
+    });
+    this.#authSent = true;
+  }
+
+  async #onAuth(m: Extract<Message, { t: 'auth' }>): Promise<void> {
+    if (!this.#claimed || !this.#authSent || this.did)
+      throw new MincaError('protocol', 'auth out of turn');
+    const { did, nonce } = this.#claimed;
+    if (!verifySignature(did, this.#handshakeBytes(did, this.host.did, this.#nonce, nonce), m.g)) {
+      throw new MincaError('protocol', 'the peer did not prove its key');
+    }
+    this.did = did;
+    await this.#offer();
+  }
+
+  /** Names the spaces we'd sync with the peer, and haven't named yet, with our credentials there. */
+  async #offer(): Promise<void> {
+    const spaces = (await this.host.spacesFor(this.did!)).filter((id) => !this.#offered.has(id));
+    if (spaces.length === 0 && this.#offered.size > 0) return;
+    for (const id of spaces) this.#offered.add(id);
+    const credentials = (await this.host.credentials(spaces)).slice(0, MAX_CREDENTIALS);
+    this.#send({ t: 'spaces', s: spaces, ...(credentials.length > 0 ? { a: credentials } : {}) });
+  }
+
+  /** Names spaces shared since the handshake: membership here changed. */
+  reoffer(): void {
+    if (!this.did || this.#closed) return;
+    this.#inbox = this.#inbox.then(() => this.#offer()).catch((error) => this.close(String(error)));
+  }
+
+  async #onSpaces(offered: string[], credentials: Uint8Array[]): Promise<void> {
+    // A peer shows what gives it its role, so we can know it before we name a space to it.
+    const held = new Set(await this.host.spacesHeld());
+    let learned = false;
+    for (const bytes of credentials) {
+      const version = decodeVersion(bytes);
+      if (!held.has(version.space)) continue;
+      const space = await this.host.space(version.space);
+      if (!space.isCredentialOf(version, this.did!)) {
+        throw new MincaError('protocol', 'a credential that does not show the peer’s own role');
+      }
+      if (await space.mayTakeIn(version))
+        learned = (await space.takeIn([version])).length > 0 || learned;
+    }
+    if (learned) await this.#offer();
+    const mine = new Set(await this.host.spacesFor(this.did!));
+    for (const id of offered) {
+      if (!mine.has(id) || this.#links.has(id)) continue;
+      this.#links.set(id, new Link(await this.host.space(id)));
+      this.#hello(id);
+    }
+  }
+
+  /** Whether this side starts reconciling: the smaller DID does. */
+  get #starter(): boolean {
+    return this.host.did < this.did!;
+  }
+
+  #hello(space: string): void {
+    const link = this.#links.get(space);
+    if (!link) return;
+    const store = link.space.store;
+    const counts = store
+      .collectionNames()
+      .map((c) => [c, store.collection(c)!.versions.size] as [string, number]);
+    this.#send({ t: 'hello', s: space, f: fromHex(store.fingerprint()), c: counts });
+  }
+
+  async #onHello(link: Link, m: Extract<Message, { t: 'hello' }>): Promise<void> {
+    link.peerPrint = m.f;
+    link.peerCounts = m.c;
+    if (toHex(m.f) === link.space.store.fingerprint()) return;
+    // Not level: the starter reconciles; the other side answers with where it stands, so the
+    // starter learns of the difference now rather than at its next heartbeat.
+    if (this.#starter) await this.#startSession(link);
+    else this.#hello(link.space.id);
+  }
+
+  #live(session: Session | undefined): boolean {
+    return session !== undefined && this.host.now() - session.heard < STALE_MS;
+  }
+
+  async #startSession(link: Link): Promise<void> {
+    if (this.#live(link.session)) {
+      link.rerun = true;
+      return;
+    }
+    link.rerun = false;
+    link.systemDone = false;
+    link.session = { queue: this.#collectionOrder(link), rounds: 0, heard: this.host.now() };
+    await this.#nextCollection(link);
+  }
+
+  /**
+   * `sys.*` first; then from the collection we hold fewest versions of to the most. Holding
+   * nothing yet, follow the order the peer named its collections in.
+   */
+  #collectionOrder(link: Link): string[] {
+    const store = link.space.store;
+    const mine = store.collectionNames();
+    const theirs = link.peerCounts.map(([c]) => c);
+    const all = [...new Set([...mine, ...theirs])];
+    const system = all.filter(isSystemCollection).sort();
+    const rest = all.filter((c) => !isSystemCollection(c));
+    const held = (c: string) => store.collection(c)?.versions.size ?? 0;
+    if (store.versionCount() === 0) {
+      rest.sort((a, b) => theirs.indexOf(a) - theirs.indexOf(b));
+    } else {
+      rest.sort((a, b) => held(a) - held(b) || (a < b ? -1 : 1));
+    }
+    return [...system, ...rest];
+  }
+
+  async #nextCollection(link: Link): Promise<void> {
+    const session = link.session!;
+    const collection = session.queue.shift();
+    if (collection === undefined) {
+      link.session = undefined;
+      await this.#systemLevel(link);
+      link.reconciled = true;
+      if (link.rerun) await this.#startSession(link);
+      return;
+    }
+    if (!isSystemCollection(collection)) await this.#systemLevel(link);
+    session.collection = collection;
+    session.negentropy = new Negentropy(
+      syncSet(link.space.store, collection),
+      NEGENTROPY_FRAME_LIMIT,
+    );
+    this.#send({
+      t: 'neg',
+      s: link.space.id,
+      c: collection,
+      m: session.negentropy.initiate() as Uint8Array,
+    });
+  }
+
+  async #onNeg(link: Link, collection: string, message: Uint8Array): Promise<void> {
+    const session = link.session;
+    if (this.#starter) {
+      if (!session || session.collection !== collection)
+        throw new MincaError('protocol', 'a reconciliation reply nobody asked for');
+      session.heard = this.host.now();
+      if (++session.rounds > MAX_ROUNDS) {
+        link.session = undefined;
+        throw new MincaError('protocol', `reconciliation went past ${MAX_ROUNDS} rounds`);
+      }
+      const { reply, have, need } = (await session.negentropy!.reconcile(message)) as {
+        reply?: Uint8Array;
+        have: Uint8Array[];
+        need: Uint8Array[];
+      };
+      await this.#push(link, have.map(toHex));
+      this.#want(link, need.map(toHex), isSystemCollection(collection));
+      if (reply) this.#send({ t: 'neg', s: link.space.id, c: collection, m: reply });
+      else await this.#nextCollection(link);
+      return;
+    }
+    // The starter goes through sys.* first: past it, what still waits on a grant is refused.
+    if (!isSystemCollection(collection)) await this.#systemLevel(link);
+    else link.systemDone = false;
+    // The responder keeps no state between messages: each one is answered from the set alone.
+    if (++link.answered > MAX_ANSWERED) {
+      throw new MincaError(
+        'protocol',
+        `more than ${MAX_ANSWERED} reconciliation messages in ${HEARTBEAT_MS / 1000} s`,
+      );
+    }
+    const responder = new Negentropy(syncSet(link.space.store, collection), NEGENTROPY_FRAME_LIMIT);
+    const { reply } = (await responder.reconcile(message)) as { reply?: Uint8Array };
+    this.#send({ t: 'neg', s: link.space.id, c: collection, m: reply! });
+  }
+
+  /** Queues ids to ask for; `first` puts them ahead (sys.* and what waiting versions need). */
+  #want(link: Link, ids: string[], first = false): void {
+    const fresh = ids.filter(
+      (id) => !link.asked.has(id) && !link.refused.has(id) && !this.#holds(link, id),
+    );
+    for (const id of fresh) link.asked.add(id);
+    if (first) link.wanted.unshift(...fresh);
+    else link.wanted.push(...fresh);
+    this.#sendWants(link);
+  }
+
+  #holds(link: Link, id: string): boolean {
+    const store = link.space.store;
+    return store.collectionNames().some((c) => store.hasVersion(c, id));
+  }
+
+  #sendWants(link: Link): void {
+    while (link.inFlight.size < MAX_WANTS_IN_FLIGHT && link.wanted.length > 0) {
+      const ids = link.wanted.splice(0, MAX_IDS_PER_WANT);
+      const q = this.#nextWant++;
+      link.inFlight.set(q, { ids, at: this.host.now() });
+      this.#send({ t: 'want', s: link.space.id, q, i: ids.map(fromHex) });
+    }
+  }
+
+  async #onWant(link: Link, q: number, ids: Uint8Array[]): Promise<void> {
+    const versions = await link.space.store.getVersions(ids.map(toHex));
+    this.#sendVersions(
+      link,
+      versions.filter((v): v is Version => v !== undefined),
+      q,
+    );
+  }
+
+  /** Sends versions the peer lacks, unasked (the starter learns what the responder needs). */
+  async #push(link: Link, ids: string[]): Promise<void> {
+    const send = ids.filter((id) => !link.refused.has(id));
+    if (send.length === 0) return;
+    const versions = await link.space.store.getVersions(send);
+    this.#sendVersions(
+      link,
+      versions.filter((v): v is Version => v !== undefined),
+    );
+  }
+
+  /** Packs versions into frames under the limit; an answer to a want always gets one reply. */
+  #sendVersions(link: Link, versions: Version[], q?: number): void {
+    const budget = MAX_FRAME_BYTES - 1024;
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    const flush = (last: boolean) => {
+      if (batch.length === 0 && !(last && q !== undefined)) return;
+      this.#send({
+        t: 'vers',
+        s: link.space.id,
+        ...(last && q !== undefined ? { q } : {}),
+        v: batch,
+      });
+      batch = [];
+      size = 0;
+    };
+    for (const v of versions) {
+      if (size + v.bytes.length + 8 > budget) flush(false);
+      batch.push(v.bytes);
+      size += v.bytes.length + 8;
+    }
+    flush(true);
+  }
+
+  async #onVersions(link: Link, frames: Uint8Array[], q?: number): Promise<void> {
+    if (q !== undefined) {
+      if (!link.inFlight.delete(q))
+        throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
+    }
+    const space = link.space;
+    const accepted: Version[] = [];
+    for (const bytes of frames) {
+      const version = decodeVersion(bytes); // Throws for a forged or malformed version: the connection ends.
+      if (version.space !== space.id)
+        throw new MincaError('protocol', `a version of another space in ${space.id}`);
+      if (version.sealedBody !== null) {
+        try {
+          openBody(version, space.entry.key);
+        } catch {
+          throw new MincaError(
+            'protocol',
+            `version ${version.id} does not open under the space key`,
+          );
+        }
+      }
+      if (await space.mayTakeIn(version)) accepted.push(version);
+      else if (link.systemDone) this.#refuse(link, version);
+      else this.#wait(link, version);
+    }
+    if (accepted.length > 0) await this.#takeIn(link, accepted);
+    this.#sendWants(link);
+  }
+
+  async #takeIn(link: Link, versions: Version[]): Promise<void> {
+    const fresh = await link.space.takeIn(versions);
+    // Ask for what these supersede and we lack, ahead of the rest.
+    const earlier = fresh.flatMap((v) => v.supersedes).filter((id) => !this.#holds(link, id));
+    if (earlier.length > 0) this.#want(link, earlier, true);
+    if (fresh.some((v) => isSystemCollection(v.collection)))
+      await this.#recheckWaiting(link, false);
+  }
+
+  #refuse(link: Link, version: Version): void {
+    link.refused.add(version.id);
+    this.#send({
+      t: 'refuse',
+      s: link.space.id,
+      i: fromHex(version.id),
+      w: `${version.author} may not write in this space`,
+    });
+  }
+
+  #wait(link: Link, version: Version): void {
+    link.waiting.set(version.id, version);
+    if (link.waiting.size > MAX_WAITING) link.waiting.delete(link.waiting.keys().next().value!);
+  }
+
+  /** Takes in the waiting versions whose author may now write; with `final`, refuses the rest. */
+  async #recheckWaiting(link: Link, final: boolean): Promise<void> {
+    const ready: Version[] = [];
+    for (const version of link.waiting.values()) {
+      if (await link.space.mayTakeIn(version)) ready.push(version);
+      else if (final) this.#refuse(link, version);
+    }
+    if (final) link.waiting.clear();
+    for (const v of ready) link.waiting.delete(v.id);
+    if (ready.length > 0) await this.#takeIn(link, ready);
+  }
+
+  /** The space's own records are level with the peer's now. */
+  async #systemLevel(link: Link): Promise<void> {
+    if (link.systemDone) return;
+    link.systemDone = true;
+    await this.#recheckWaiting(link, true);
+  }
+
+  /** Heartbeat: a hello per shared space; drop what went stale. */
+  #tick(): void {
+    const now = this.host.now();
+    for (const [id, link] of this.#links) {
+      if (link.session && !this.#live(link.session)) link.session = undefined;
+      for (const [q, want] of link.inFlight) {
+        if (now - want.at < STALE_MS) continue;
+        link.inFlight.delete(q);
+        // Found again by a later session, so they may be asked again.
+        for (const wanted of want.ids) link.asked.delete(wanted);
+      }
+      link.answered = 0;
+      this.#sendWants(link);
+      this.#hello(id);
+    }
+  }
+}
+
+/** The collection's sorted Negentropy set, rebuilt only after the collection changed. */
+function syncSet(store: Store, collection: string): NegentropyStorage {
+  return store.derived(collection, (versions) => {
+    const set = new NegentropyStorage();
+    for (const meta of versions) set.insert(meta.timestamp, fromHex(meta.id));
+    set.seal();
+    return set;
+  });
+}
