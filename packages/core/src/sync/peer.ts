@@ -4,7 +4,7 @@
  * node and its other peers go on. Spec 05 §8, pacing §10.
  */
 import { randomBytes } from '@noble/ciphers/utils.js';
-import { equalBytes, fromHex, toHex } from '../bytes.js';
+import { fromHex, toHex } from '../bytes.js';
 import { encodeCbor } from '../encoding.js';
 import { isMincaError, MincaError } from '../errors.js';
 import { verifySignature } from '../keys.js';
