@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../src/bytes.js';
 import { isMincaError } from '../src/errors.js';
 import { Negentropy, NegentropyStorage } from '../src/negentropy/index.js';
-import { sortOrder } from '../src/negentropy/sort.js';
+import { radixOrder } from '../src/negentropy/sort.js';
+import { sealedItems } from '../src/negentropy/storage.js';
 
 const id = (byte: number, last = byte) => {
   const b = new Uint8Array(32).fill(byte);
@@ -118,16 +119,14 @@ describe('NegentropyStorage', () => {
   });
 });
 
-describe('sortOrder', () => {
+describe('sealing order', () => {
   // Few distinct values per key, so every tie-break level is exercised, across both 16-bit digits.
   const word = fc.constantFrom(0, 1, 0xffff, 0x1_0000, 0x1234_5678, 0xffff_ffff);
-  test.prop([fc.array(fc.tuple(word, word, word, fc.nat(3)), { maxLength: 300 })])(
-    'orders like a comparison sort on (hi, lo, head, tie)',
+  test.prop([fc.array(fc.tuple(word, word, word), { maxLength: 300 })])(
+    'radixOrder is a stable sort by the keys, least significant first',
     (rows) => {
       const col = (k: 0 | 1 | 2) => Uint32Array.from(rows, (r) => r[k]);
-      const tie = (a: number, b: number) => rows[a]![3] - rows[b]![3];
-      const order = sortOrder(rows.length, col(0), col(1), col(2), tie);
-      const key = (i: number) => rows[i]!.join(',');
+      const order = radixOrder(rows.length, [col(2), col(1), col(0)]);
       const expected = rows
         .map((_, i) => i)
         .sort(
@@ -135,10 +134,43 @@ describe('sortOrder', () => {
             rows[a]![0] - rows[b]![0] ||
             rows[a]![1] - rows[b]![1] ||
             rows[a]![2] - rows[b]![2] ||
-            tie(a, b),
+            a - b,
         );
-      expect(Array.from(order, key)).toEqual(expected.map(key));
-      expect([...order].sort((a, b) => a - b)).toEqual(rows.map((_, i) => i));
+      expect(Array.from(order)).toEqual(expected);
+    },
+  );
+
+  // Timestamps from a few values around 2^32; ids from a few bytes each, so items tie on the
+  // timestamp, on the first id word and on the whole id.
+  const byte = fc.constantFrom(0, 1, 0x7f, 0x80, 0xff);
+  const item = fc.tuple(
+    fc.constantFrom(0n, 1n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 64n - 2n),
+    fc.tuple(byte, byte, byte, byte),
+  );
+  test.prop([fc.array(item, { maxLength: 200 })])(
+    'seal orders by (timestamp, id bytes) and drops exact duplicates',
+    (rows) => {
+      const idOf = ([a, b, c, d]: number[]) => {
+        const v = new Uint8Array(32);
+        v[0] = a!;
+        v[3] = b!;
+        v[4] = c!;
+        v[31] = d!;
+        return v;
+      };
+      const s = new NegentropyStorage();
+      for (const [ts, bytes] of rows) s.insert(ts, idOf(bytes));
+      s.seal();
+      const items = sealedItems(s);
+      const got = Array.from({ length: items.n }, (_, i) => {
+        const ts = (BigInt(items.hi[i]!) << 32n) | BigInt(items.lo[i]!);
+        return `${ts.toString().padStart(20, '0')}:${toHex(items.ids.subarray(i * 32, i * 32 + 32))}`;
+      });
+      const want = [
+        ...new Set(rows.map(([ts, b]) => `${ts.toString().padStart(20, '0')}:${toHex(idOf(b))}`)),
+      ].sort();
+      expect(got).toEqual(want);
+      expect(s.size).toBe(want.length);
     },
   );
 });

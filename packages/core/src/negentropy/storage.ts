@@ -7,7 +7,7 @@
 import { MincaError } from '../errors.js';
 import type { Bound } from './bound.js';
 import { fingerprintOfSum } from './fingerprint.js';
-import { sortOrder } from './sort.js';
+import { radixOrder } from './sort.js';
 import { splitTimestamp } from './u64.js';
 
 const TWO32 = 0x1_0000_0000;
@@ -110,30 +110,51 @@ function sortAndPack(
     const o = i * 32;
     head[i] = ((ids[o]! << 24) | (ids[o + 1]! << 16) | (ids[o + 2]! << 8) | ids[o + 3]!) >>> 0;
   }
-  const order = sortOrder(count, hi, lo, head, (a, b) => compareIdTails(ids, a * 32, b * 32));
+  const order = radixOrder(count, [head, lo, hi]);
 
-  // Copy ids as 32-bit words: a copy keeps the bytes whatever the platform's endianness.
+  // Gather in that order; ids are copied as 32-bit words, which keeps their bytes whatever the
+  // platform's endianness.
   const words = new Uint32Array(ids.buffer, ids.byteOffset, count * 8);
   const outIds = new Uint8Array(count * 32);
   const outWords = new Uint32Array(outIds.buffer);
   const outHi = new Uint32Array(count);
   const outLo = new Uint32Array(count);
-  let n = 0;
   for (let k = 0; k < count; k++) {
     const i = order[k]!;
-    const h = hi[i]!;
-    const l = lo[i]!;
+    outHi[k] = hi[i]!;
+    outLo[k] = lo[i]!;
     const from = i * 8;
-    const to = n * 8;
-    // An exact duplicate sorts right after its twin: compare with the last item written.
-    if (n > 0 && outHi[n - 1] === h && outLo[n - 1] === l) {
+    const to = k * 8;
+    for (let w = 0; w < 8; w++) outWords[to + w] = words[from + w]!;
+  }
+
+  // Items equal on timestamp and first id word are rare and adjacent: order each such run by
+  // the rest of the id. Scanning the gathered arrays keeps this pass sequential.
+  let runStart = 0;
+  for (let k = 1; k <= count; k++) {
+    const tied =
+      k < count &&
+      outHi[k] === outHi[k - 1] &&
+      outLo[k] === outLo[k - 1] &&
+      outWords[k * 8] === outWords[k * 8 - 8];
+    if (tied) continue;
+    if (k - runStart > 1) sortRun(outIds, runStart, k);
+    runStart = k;
+  }
+
+  // Drop exact duplicates, which now sit next to each other.
+  let n = 0;
+  for (let k = 0; k < count; k++) {
+    if (n > 0 && outHi[n - 1] === outHi[k] && outLo[n - 1] === outLo[k]) {
       let w = 0;
-      while (w < 8 && outWords[to - 8 + w] === words[from + w]) w++;
+      while (w < 8 && outWords[n * 8 - 8 + w] === outWords[k * 8 + w]) w++;
       if (w === 8) continue;
     }
-    for (let w = 0; w < 8; w++) outWords[to + w] = words[from + w]!;
-    outHi[n] = h;
-    outLo[n] = l;
+    if (n !== k) {
+      outHi[n] = outHi[k]!;
+      outLo[n] = outLo[k]!;
+      outWords.copyWithin(n * 8, k * 8, k * 8 + 8);
+    }
     n++;
   }
   const packedIds = n === count ? outIds : outIds.slice(0, n * 32);
@@ -144,6 +165,15 @@ function sortAndPack(
     lo: n === count ? outLo : outLo.slice(0, n),
     sums: prefixSums(packedIds, n),
   };
+}
+
+/** Sorts the ids of items `[from, to)` in place by their bytes after the first four. */
+function sortRun(ids: Uint8Array, from: number, to: number): void {
+  const run = ids.slice(from * 32, to * 32);
+  const idx = Array.from({ length: to - from }, (_, r) => r);
+  idx.sort((a, b) => compareIdTails(run, a * 32, b * 32));
+  for (let r = 0; r < idx.length; r++)
+    ids.set(run.subarray(idx[r]! * 32, idx[r]! * 32 + 32), (from + r) * 32);
 }
 
 function compareIdTails(ids: Uint8Array, a: number, b: number): number {
