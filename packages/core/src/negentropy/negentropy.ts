@@ -1,7 +1,7 @@
 /**
  * Negentropy V1 (protocol version 0x61): range-based set reconciliation, byte-compatible with
- * hoytech/negentropy. Section numbers (§) refer to shared/negentropy/PROTOCOL.md, restated in
- * docs/spec §9.
+ * hoytech/negentropy. Section numbers (§) are those of minca's Negentropy protocol description
+ * (PROTOCOL.md beside the vectors' source), summarised in docs/spec §9.
  */
 import { Bound, compareBounds } from './bound.js';
 import { diffIds } from './ids.js';
