@@ -1,4 +1,5 @@
 export * from './adapter.js';
+export { assertBodyBytes, assertCommit, assertVersionKey, assertWrites } from './adapter-args.js';
 export * from './blob-store.js';
 export type { BodyValue } from './body.js';
 export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.js';
@@ -6,6 +7,7 @@ export { HybridClock } from './clock.js';
 export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
+export { IdSum } from './id-sum.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';

@@ -5,6 +5,10 @@
  * transaction's own requests, so it never commits early (idb's "transaction lifetime" rule).
  */
 import {
+  assertBodyBytes,
+  assertCommit,
+  assertVersionKey,
+  assertWrites,
   type Commit,
   type EntryWrite,
   isMincaError,
@@ -17,41 +21,8 @@ import type { StoreSchema } from './open-database.js';
 import { type KeyRangeFactory, prefixRange } from './prefix-range.js';
 import { fromStored, toStored } from './stored-bytes.js';
 
-const VERSION_ID = /^[0-9a-f]{64}$/;
-
 function checkKey(key: string, what = 'key'): void {
   if (typeof key !== 'string') throw new TypeError(`${what} must be a string`);
-}
-
-function checkId(id: VersionKey): void {
-  if (typeof id !== 'string' || !VERSION_ID.test(id)) {
-    throw new TypeError('a version id must be 64 lowercase hex characters');
-  }
-}
-
-function checkBytes(bytes: Uint8Array, what: string): void {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
-}
-
-function checkWrites(writes: readonly EntryWrite[]): void {
-  if (!Array.isArray(writes)) throw new TypeError('writes must be an array');
-  for (const write of writes) {
-    checkKey(write?.key, 'each write key');
-    if (write.value !== undefined) {
-      checkBytes(write.value, 'a write value (or undefined, to delete)');
-    }
-  }
-}
-
-function checkCommit(commit: Commit): void {
-  if (typeof commit !== 'object' || commit === null)
-    throw new TypeError('commit must be an object');
-  for (const [id, body] of commit.versions) {
-    checkId(id);
-    checkBytes(body, 'a version body');
-  }
-  checkWrites(commit.entries);
-  commit.deleteVersions.forEach(checkId);
 }
 
 type Database = IDBPDatabase<StoreSchema>;
@@ -155,7 +126,7 @@ export class IndexedDBAdapter implements StorageAdapter {
   }
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {
-    checkWrites(writes);
+    assertWrites(writes);
     this.#open();
     if (writes.length === 0) return;
     await this.#run('batch', (db) => {
@@ -171,14 +142,14 @@ export class IndexedDBAdapter implements StorageAdapter {
   }
 
   async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
-    checkId(id);
+    assertVersionKey(id);
     const body = await this.#run('getVersion', (db) => db.get('versions', id));
     return fromStored(body, `version ${id}`);
   }
 
   async getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>> {
     if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
-    ids.forEach(checkId);
+    ids.forEach(assertVersionKey);
     this.#open();
     if (ids.length === 0) return [];
     const bodies = await this.#run('getVersions', (db) => {
@@ -189,8 +160,8 @@ export class IndexedDBAdapter implements StorageAdapter {
   }
 
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
-    checkId(id);
-    checkBytes(body, 'a version body');
+    assertVersionKey(id);
+    assertBodyBytes(body);
     await this.#run('putVersion', (db) => {
       const tx = db.transaction('versions', 'readwrite');
       return writeAll(tx, (requests) => requests.push(tx.store.put(toStored(body), id)));
@@ -198,12 +169,12 @@ export class IndexedDBAdapter implements StorageAdapter {
   }
 
   async deleteVersion(id: VersionKey): Promise<void> {
-    checkId(id);
+    assertVersionKey(id);
     await this.#run('deleteVersion', (db) => db.delete('versions', id));
   }
 
   async commit(commit: Commit): Promise<void> {
-    checkCommit(commit);
+    assertCommit(commit);
     this.#open();
     const { versions, entries, deleteVersions } = commit;
     if (versions.length + entries.length + deleteVersions.length === 0) return;

@@ -3,6 +3,10 @@
  * held by the factory, so a store closed and opened again finds its data.
  */
 import {
+  assertBodyBytes,
+  assertCommit,
+  assertVersionKey,
+  assertWrites,
   type BodyCache,
   type Commit,
   type EntryWrite,
@@ -19,31 +23,10 @@ export interface MemoryStoresOptions {
 }
 
 const PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
-const VERSION_ID = /^[0-9a-f]{64}$/;
 
 interface StoreData {
   entries: Map<string, Uint8Array>;
   versions: Map<VersionKey, Uint8Array>;
-}
-
-function checkWrites(writes: readonly EntryWrite[]): void {
-  if (!Array.isArray(writes)) throw new TypeError('writes must be an array');
-  for (const write of writes) {
-    if (typeof write?.key !== 'string') throw new TypeError('each write needs a string key');
-    if (write.value !== undefined && !(write.value instanceof Uint8Array)) {
-      throw new TypeError('a write value must be a Uint8Array, or undefined to delete');
-    }
-  }
-}
-
-function checkId(id: VersionKey): void {
-  if (typeof id !== 'string' || !VERSION_ID.test(id)) {
-    throw new TypeError('a version id must be 64 lowercase hex characters');
-  }
-}
-
-function checkBody(body: Uint8Array): void {
-  if (!(body instanceof Uint8Array)) throw new TypeError('a version body must be a Uint8Array');
 }
 
 /** One open store over its path's data. Copies bytes in and out, so callers can't alias them. */
@@ -78,7 +61,7 @@ class MemoryAdapter implements StorageAdapter {
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {
     const { entries } = this.#open();
-    checkWrites(writes);
+    assertWrites(writes);
     // Every write is checked before any lands, and nothing awaits in between: all or nothing.
     for (const { key, value } of writes) {
       if (value === undefined) entries.delete(key);
@@ -97,8 +80,8 @@ class MemoryAdapter implements StorageAdapter {
 
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
     const { versions } = this.#open();
-    checkId(id);
-    checkBody(body);
+    assertVersionKey(id);
+    assertBodyBytes(body);
     versions.set(id, body.slice());
   }
 
@@ -108,12 +91,7 @@ class MemoryAdapter implements StorageAdapter {
 
   async commit(commit: Commit): Promise<void> {
     const { versions } = this.#open();
-    for (const [id, body] of commit.versions) {
-      checkId(id);
-      checkBody(body);
-    }
-    commit.deleteVersions.forEach(checkId);
-    checkWrites(commit.entries);
+    assertCommit(commit);
     for (const [id, body] of commit.versions) versions.set(id, body.slice());
     await this.batch(commit.entries);
     for (const id of commit.deleteVersions) versions.delete(id);

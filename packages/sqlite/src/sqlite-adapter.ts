@@ -4,6 +4,10 @@
  * first, then runs synchronously on the connection, so nothing interleaves with it.
  */
 import {
+  assertBodyBytes,
+  assertCommit,
+  assertVersionKey,
+  assertWrites,
   type Commit,
   type EntryWrite,
   MincaError,
@@ -13,43 +17,6 @@ import {
 import { driverError } from './driver.js';
 import { assertKey, type KeyRange, prefixRange, sortEntries, sortKeys } from './key-order.js';
 import type { Queries } from './queries.js';
-
-const VERSION_ID = /^[0-9a-f]{64}$/;
-
-function assertId(id: unknown): asserts id is VersionKey {
-  if (typeof id !== 'string' || !VERSION_ID.test(id)) {
-    throw new TypeError('a version id must be 64 lowercase hex characters');
-  }
-}
-
-function assertBody(body: unknown): asserts body is Uint8Array {
-  if (!(body instanceof Uint8Array)) throw new TypeError('a version body must be a Uint8Array');
-}
-
-function assertWrites(writes: readonly EntryWrite[]): void {
-  if (!Array.isArray(writes)) throw new TypeError('writes must be an array');
-  for (const write of writes) {
-    assertKey(write?.key);
-    if (write.value !== undefined && !(write.value instanceof Uint8Array)) {
-      throw new TypeError('a write value must be a Uint8Array, or undefined to delete');
-    }
-  }
-}
-
-function assertCommit(commit: Commit): void {
-  if (typeof commit !== 'object' || commit === null)
-    throw new TypeError('commit must be an object');
-  if (!Array.isArray(commit.versions) || !Array.isArray(commit.deleteVersions)) {
-    throw new TypeError('commit.versions and commit.deleteVersions must be arrays');
-  }
-  for (const pair of commit.versions) {
-    if (!Array.isArray(pair)) throw new TypeError('each commit version must be an [id, body] pair');
-    assertId(pair[0]);
-    assertBody(pair[1]);
-  }
-  commit.deleteVersions.forEach(assertId);
-  assertWrites(commit.entries);
-}
 
 /** Keeps the rows of a range that start with its filter, if it has one. */
 function within<T>(range: KeyRange, items: T[], key: (item: T) => string): T[] {
@@ -100,35 +67,35 @@ export class SqliteAdapter implements StorageAdapter {
   }
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {
-    assertWrites(writes);
+    assertWrites(writes, assertKey);
     this.#run('batch', (q, store) => q.transaction(() => applyWrites(q, store, writes)));
   }
 
   async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
-    assertId(id);
+    assertVersionKey(id);
     return this.#run('getVersion', (q, store) => q.getVersion(store, id));
   }
 
   async getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>> {
     if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
-    ids.forEach(assertId);
+    ids.forEach(assertVersionKey);
     return this.#run('getVersions', (q, store) => ids.map((id) => q.getVersion(store, id)));
   }
 
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
-    assertId(id);
-    assertBody(body);
+    assertVersionKey(id);
+    assertBodyBytes(body);
     // One statement in autocommit mode is a transaction of its own.
     this.#run('putVersion', (q, store) => q.putVersion(store, id, body));
   }
 
   async deleteVersion(id: VersionKey): Promise<void> {
-    assertId(id);
+    assertVersionKey(id);
     this.#run('deleteVersion', (q, store) => q.deleteVersion(store, id));
   }
 
   async commit(commit: Commit): Promise<void> {
-    assertCommit(commit);
+    assertCommit(commit, assertKey);
     this.#run('commit', (q, store) =>
       q.transaction(() => {
         for (const [id, body] of commit.versions) q.putVersion(store, id, body);
