@@ -96,7 +96,10 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
   #versions: Set<VersionKey> | undefined;
   /** Entry writes committed (journal written) but not yet applied to their files. */
   readonly #pending = new Map<string, Uint8Array | undefined>();
-  /** Counts commit points, so a multi-key read can tell a batch landed while it read. */
+  /**
+   * Counts commit points and the ends of applying, so a read of several files can tell a
+   * batch landed while it read.
+   */
   #commits = 0;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #versionLocks = new Map<VersionKey, Promise<unknown>>();
@@ -301,6 +304,8 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     }
     for (const id of deleteVersions) this.#versions?.delete(id);
     await this.#apply(ops);
+    // A shared listing that walked folders before these files landed must see the overlay go.
+    this.#commits++;
     for (const [key, value] of writes) {
       if (this.#pending.get(key) === value) this.#pending.delete(key);
     }
@@ -319,6 +324,12 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     this.#check();
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     if (this.#keys) return this.#keys.list(prefix);
+    return this.#consistently(() => this.#walk(prefix));
+  }
+
+  /** Shared mode: the keys on disk under `prefix`, with this adapter's writes not yet applied. */
+  async #walk(prefix: string): Promise<string[]> {
+    if (this.#keys) return this.#keys.list(prefix);
     const found = new SortedKeys(await readKeyTree(this.#fs, [...this.#root, ENTRIES], { prefix }));
     for (const [key, value] of this.#pending) {
       if (!key.startsWith(prefix)) continue;
@@ -328,10 +339,24 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     return found.list(prefix);
   }
 
+  /**
+   * Runs a read of several files so that a batch committing meanwhile can't show half of it:
+   * again if one did, and after a few tries between writes.
+   */
+  async #consistently<T>(read: () => Promise<T>): Promise<T> {
+    for (let tries = 0; tries < READ_TRIES; tries++) {
+      const before = this.#commits;
+      const out = await read();
+      if (this.#commits === before) return out;
+    }
+    return this.#exclusive(read);
+  }
+
   async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
     this.#check();
-    const read = async () => {
-      const keys = await this.list(prefix);
+    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
+    return this.#consistently(async () => {
+      const keys = await this.#walk(prefix);
       const values = await mapLimited(keys, PARALLEL, (key) => this.get(key));
       const out: Array<[string, Uint8Array]> = [];
       keys.forEach((key, i) => {
@@ -339,14 +364,7 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
         if (value !== undefined) out.push([key, value]);
       });
       return out;
-    };
-    // A batch committing mid-read could mix old and new values: read again if one did.
-    for (let tries = 0; tries < READ_TRIES; tries++) {
-      const before = this.#commits;
-      const out = await read();
-      if (this.#commits === before) return out;
-    }
-    return this.#exclusive(read);
+    });
   }
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {

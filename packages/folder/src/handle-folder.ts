@@ -17,6 +17,7 @@ function storageError(what: string, names: readonly string[], error: unknown): M
 }
 
 const ABSENT = new Set(['NotFoundError', 'TypeMismatchError']);
+const NOT_EMPTY = new Set(['InvalidModificationError', 'NoModificationAllowedError']);
 const WRITE_ATTEMPTS = 4;
 
 /** A {@link FolderFs} over a directory handle. */
@@ -112,8 +113,10 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
         await dir.removeEntry(names[names.length - 1]!);
         return true;
       } catch (error) {
+        // A folder with something in it: Chromium says NoModificationAllowedError, the spec
+        // InvalidModificationError.
         const name = nameOf(error) ?? '';
-        if (ABSENT.has(name) || name === 'InvalidModificationError') return false;
+        if (ABSENT.has(name) || NOT_EMPTY.has(name)) return false;
         throw storageError('removing folder', names, error);
       }
     },
