@@ -21,7 +21,7 @@ import {
   type VersionKey,
 } from '@minca/core';
 import { FILE_SUFFIX, keyPath } from './file-names.js';
-import { type FolderFs, isStale, removeAndPrune } from './folder-fs.js';
+import { type FolderFs, isStale, removeAndPrune, TEMP_NAME } from './folder-fs.js';
 import { decodeJournal, encodeJournal, type JournalOp } from './journal.js';
 import { readKeyTree } from './key-tree.js';
 import { forEachLimited, mapLimited } from './parallel.js';
@@ -218,7 +218,7 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
       (entry) => entry.kind === 'file' && entry.name.endsWith('.tmp'),
     );
     for (const entry of journalTemps) {
-      const uuid = /\.([0-9a-f-]{36})\.tmp$/.exec(entry.name)?.[1];
+      const uuid = TEMP_NAME.exec(entry.name)?.[1];
       if (uuid) onTemp([...this.#root, JOURNAL, entry.name], uuid);
     }
     await forEachLimited(temps, PARALLEL, (path) => this.#fs.removeFile(path));
@@ -236,12 +236,15 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     const ids = new Set<VersionKey>();
     await forEachLimited(folders, PARALLEL, async ({ name: folder }) => {
       for (const entry of (await this.#fs.list([...root, folder])) ?? []) {
+        const { name } = entry;
         if (entry.kind !== 'file') continue;
-        const temp = /\.([0-9a-f-]{36})\.tmp$/.exec(entry.name);
-        if (temp) onTemp([...root, folder, entry.name], temp[1]!);
-        const id = entry.name.slice(0, -FILE_SUFFIX.length);
-        if (entry.name.endsWith(FILE_SUFFIX) && VERSION_ID.test(id) && id.startsWith(folder)) {
-          ids.add(id);
+        // Checked cheapest first: a cold open of 100,000 versions runs this 100,000 times.
+        if (name.length === 64 + FILE_SUFFIX.length && name.startsWith(folder)) {
+          const id = name.slice(0, 64);
+          if (name.endsWith(FILE_SUFFIX) && VERSION_ID.test(id)) ids.add(id);
+        } else if (name.endsWith('.tmp')) {
+          const temp = TEMP_NAME.exec(name);
+          if (temp) onTemp([...root, folder, name], temp[1]!);
         }
       }
     });
