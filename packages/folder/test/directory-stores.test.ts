@@ -135,6 +135,11 @@ describe('directoryStores on disk', () => {
     for (const path of await tree(dir)) {
       for (const name of path.split('/')) expect(Buffer.byteLength(name)).toBeLessThan(255);
     }
+    // Read from disk, a prefix ending inside a long part finds it across its `.more` folders.
+    const shared = await directoryStores(dir, { shared: true }).open('spaces/k');
+    expect(await shared.list('語'.repeat(150))).toEqual(['語'.repeat(300)]);
+    expect(await shared.list('a/a/')).toEqual(['a/'.repeat(30)]);
+    expect(await shared.list('K')).toEqual(['KEY', 'Key']);
   });
 
   it('removes a folder with the last entry in it', async () => {
