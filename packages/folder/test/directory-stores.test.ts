@@ -74,6 +74,28 @@ describe('directoryStores on disk', () => {
     expect(await shared.list('')).toEqual([]);
   });
 
+  it('lets several shared writers of one folder see each other at once', async () => {
+    const writers = await Promise.all(
+      [0, 1, 2].map(() => directoryStores(dir, { shared: true }).open('registry')),
+    );
+    await Promise.all(
+      writers.map((store, w) =>
+        Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            store.batch([
+              { key: `w${w}/${i}`, value: bytes(w, i) },
+              { key: `all/${w}-${i}`, value: bytes(w) },
+            ]),
+          ),
+        ),
+      ),
+    );
+    for (const store of writers) {
+      expect(await store.list('all/')).toHaveLength(30);
+      expect(await store.get('w2/9')).toEqual(bytes(2, 9));
+    }
+  });
+
   it('skips what a sync service or a person left in the folder, and clears temp files', async () => {
     const store = await directoryStores(dir).open('spaces/x');
     await store.batch([{ key: 'seg', value: bytes(1) }]);
