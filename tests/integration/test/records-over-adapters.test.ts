@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomKey, type StoreFactory, sealedStores } from '@minca/core';
 import { runRecordsTests } from '@minca/core/testing';
+import { directoryStores } from '@minca/folder';
 import { indexedDBStores } from '@minca/idb';
 import { memoryStores } from '@minca/memory';
 import { sqliteStores } from '@minca/sqlite';
@@ -21,12 +22,25 @@ interface Backend {
   };
 }
 
+/** A fresh temp directory, removed by `teardown`. */
+function tempDir(): { dir: string; teardown: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'minca-records-'));
+  return { dir, teardown: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 const backends: Backend[] = [
   { name: 'memory', setup: () => ({ factory: memoryStores() }) },
   {
+    name: 'directory',
+    setup: () => {
+      const { dir, teardown } = tempDir();
+      return { factory: directoryStores(dir), reopen: async () => directoryStores(dir), teardown };
+    },
+  },
+  {
     name: 'sqlite (better-sqlite3)',
     setup: () => {
-      const dir = mkdtempSync(join(tmpdir(), 'minca-records-'));
+      const { dir, teardown } = tempDir();
       let db = new Database(join(dir, 'node.sqlite'));
       return {
         factory: sqliteStores(db),
@@ -37,7 +51,7 @@ const backends: Backend[] = [
         },
         teardown: async () => {
           db.close();
-          rmSync(dir, { recursive: true, force: true });
+          await teardown();
         },
       };
     },
