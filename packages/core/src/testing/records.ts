@@ -7,6 +7,8 @@ import type { StoreFactory } from '../adapter.js';
 import { isMincaError } from '../errors.js';
 import type { SigningKey } from '../keys.js';
 import { createNode, type MincaNode } from '../node.js';
+import { createMemoryTransportPair } from '../sync/memory-transport.js';
+import { sleep } from '../timers.js';
 
 /** A fresh factory, and how to get the same storage back after a restart. */
 export interface RecordsTestContext {
@@ -29,6 +31,7 @@ async function rejects(promise: Promise<unknown>, code: string): Promise<void> {
 export function runRecordsTests(name: string, setup: () => Promise<RecordsTestContext>): void {
   describe(`records over ${name}`, () => {
     let ctx: RecordsTestContext | undefined;
+    const others: RecordsTestContext[] = [];
     const nodes: MincaNode[] = [];
     const start = async (factory?: StoreFactory, key?: SigningKey) => {
       ctx ??= await setup();
@@ -40,6 +43,7 @@ export function runRecordsTests(name: string, setup: () => Promise<RecordsTestCo
       for (const node of nodes.splice(0)) await node.close();
       await ctx?.teardown?.();
       ctx = undefined;
+      for (const other of others.splice(0)) await other.teardown?.();
     });
 
     it('writes, reads, lists, updates and deletes records', async () => {
@@ -164,6 +168,28 @@ export function runRecordsTests(name: string, setup: () => Promise<RecordsTestCo
       await node.close();
       await rejects(node.records.get(space.id, 'app.post', kept.id), 'closed');
       await rejects(node.spaces.create(), 'closed');
+    });
+
+    it('syncs with a node on another store until both hold the same', async () => {
+      const a = await start();
+      const other = await setup();
+      others.push(other);
+      const b = await start(other.factory);
+      const space = (await a.spaces.create()).id;
+      await a.spaces.setRole(space, b.did, 'writer');
+      await b.spaces.join(await a.spaces.share(space, b.did));
+      for (let i = 0; i < 25; i++) await a.records.put(space, 'app.post', { from: 'a', i });
+      for (let i = 0; i < 25; i++) await b.records.put(space, 'app.note', { from: 'b', i });
+      const [ta, tb] = createMemoryTransportPair();
+      a.connect(ta);
+      b.connect(tb);
+      const print = async (n: MincaNode) => (await n.spaces.status(space)).fingerprint;
+      for (let i = 0; i < 500 && (await print(a)) !== (await print(b)); i++) {
+        await sleep(10);
+      }
+      expect(await print(b)).toBe(await print(a));
+      expect(await b.records.list(space, 'app.post')).toHaveLength(25);
+      expect(await a.records.list(space, 'app.note')).toHaveLength(25);
     });
   });
 }
