@@ -1,0 +1,117 @@
+// Initial sync of 100,000 small records between two Node processes over a loopback WebSocket,
+// then a re-sync after 100 new records on each side. The processes are the integration tests'
+// node fixture; it counts the bytes and frames that cross its transport.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { Benchmark } from '../harness.js';
+
+const FIXTURE = fileURLToPath(
+  new URL('../../../tests/integration/test/fixtures/ws-node.mjs', import.meta.url),
+);
+const RECORDS = 100_000;
+
+interface Status {
+  fingerprint: string;
+  versions: number;
+  peers: Array<{ level: boolean }>;
+  maxRssKiB: number;
+  sent: number;
+  received: number;
+  negSent: number;
+}
+
+/** A fixture process: one JSON command per line in, one answer per line out. */
+function child(role: 'serve' | 'join', count: number) {
+  const proc = spawn(
+    process.execPath,
+    ['--max-old-space-size=4096', FIXTURE, role, String(count)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  return {
+    async ask<T>(command: Record<string, unknown>): Promise<T> {
+      proc.stdin.write(`${JSON.stringify(command)}\n`);
+      const { value, done } = await lines.next();
+      if (done) throw new Error(`the ${role} process ended`);
+      return JSON.parse(value) as T;
+    },
+    kill: () => proc.kill('SIGKILL'),
+  };
+}
+
+async function untilLevel(
+  a: ReturnType<typeof child>,
+  b: ReturnType<typeof child>,
+  limitMs: number,
+): Promise<[Status, Status]> {
+  const end = Date.now() + limitMs;
+  while (Date.now() < end) {
+    const [sa, sb] = [
+      await a.ask<Status>({ cmd: 'status' }),
+      await b.ask<Status>({ cmd: 'status' }),
+    ];
+    if (sa.fingerprint === sb.fingerprint && sa.peers[0]?.level && sb.peers[0]?.level)
+      return [sa, sb];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the two processes did not converge in time');
+}
+
+const bench: Benchmark = {
+  name: 'sync',
+  async run() {
+    const server = child('serve', RECORDS);
+    const client = child('join', 0);
+    try {
+      const { port } = await server.ask<{ port: number }>({ cmd: 'start' });
+      const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
+      const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
+      let start = performance.now();
+      await client.ask({ cmd: 'join', ticket, port });
+      const [s1, c1] = await untilLevel(server, client, 600_000);
+      const initialMs = performance.now() - start;
+
+      await client.ask({ cmd: 'disconnect' });
+      await server.ask({ cmd: 'write', count: 100 });
+      await client.ask({ cmd: 'write', count: 100 });
+      await server.ask({ cmd: 'reset' });
+      await client.ask({ cmd: 'reset' });
+      start = performance.now();
+      await client.ask({ cmd: 'connect', port });
+      const [s2, c2] = await untilLevel(server, client, 120_000);
+      const resyncMs = performance.now() - start;
+      const roundTrips = Math.max(s2.negSent, c2.negSent);
+      await client.ask({ cmd: 'stop' });
+      await server.ask({ cmd: 'stop' });
+      return [
+        {
+          name: `initial sync, ${RECORDS.toLocaleString('en-US')} records`,
+          value: (RECORDS / initialMs) * 1000,
+          unit: 'versions/s',
+          note: `${(initialMs / 1000).toFixed(1)} s`,
+        },
+        {
+          name: 'initial sync, bytes server→client',
+          value: s1.sent,
+          unit: 'B',
+          note: `${(s1.sent / RECORDS).toFixed(0)} B per version`,
+        },
+        { name: 'initial sync, bytes client→server', value: c1.sent, unit: 'B' },
+        { name: 'peak RSS, server', value: s1.maxRssKiB / 1024, unit: 'MiB' },
+        { name: 'peak RSS, client', value: c1.maxRssKiB / 1024, unit: 'MiB' },
+        {
+          name: 're-sync after 100 new on each side',
+          value: resyncMs,
+          unit: 'ms',
+          note: `${roundTrips} reconciliation messages from the starter`,
+        },
+        { name: 're-sync bytes, both ways', value: s2.sent + c2.sent, unit: 'B' },
+      ];
+    } finally {
+      server.kill();
+      client.kill();
+    }
+  },
+};
+export default bench;
