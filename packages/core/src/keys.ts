@@ -34,10 +34,66 @@ export function publicKeyFromDid(did: string): Uint8Array {
   throw new MincaError('invalid_input', 'not an Ed25519 did:key');
 }
 
-/** True when `signature` is `did`'s Ed25519 signature of `message`. Never throws. */
-export function verifySignature(did: string, message: Uint8Array, signature: Uint8Array): boolean {
+/** The part of WebCrypto's SubtleCrypto this uses; a platform object, so typed here. */
+interface Subtle {
+  importKey(
+    format: 'raw',
+    key: Uint8Array,
+    algorithm: { name: 'Ed25519' },
+    extractable: boolean,
+    uses: string[],
+  ): Promise<unknown>;
+  verify(
+    algorithm: { name: 'Ed25519' },
+    key: unknown,
+    signature: Uint8Array,
+    data: Uint8Array,
+  ): Promise<boolean>;
+}
+
+const subtle = (globalThis as { crypto?: { subtle?: Subtle } }).crypto?.subtle;
+/** Public keys imported into WebCrypto, by DID: importing costs about as much as a verify. */
+const imported = new Map<string, Promise<unknown>>();
+const MAX_IMPORTED = 1024;
+let webCrypto: Promise<boolean> | undefined;
+
+/**
+ * Whether this runtime's WebCrypto verifies Ed25519 (Node 20+, current browsers, Bun, Deno):
+ * about ten times faster than @noble/curves, which is the fallback.
+ */
+function webCryptoEd25519(): Promise<boolean> {
+  webCrypto ??= (async () => {
+    if (!subtle) return false;
+    try {
+      const key = SigningKey.generate();
+      const message = new Uint8Array([1]);
+      const publicKey = await subtle.importKey('raw', key.publicKey, { name: 'Ed25519' }, false, [
+        'verify',
+      ]);
+      return await subtle.verify({ name: 'Ed25519' }, publicKey, key.sign(message), message);
+    } catch {
+      return false;
+    }
+  })();
+  return webCrypto;
+}
+
+/** True when `signature` is `did`'s Ed25519 signature of `message`. Never rejects. */
+export async function verifySignature(
+  did: string,
+  message: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
   try {
-    return ed25519.verify(signature, message, publicKeyFromDid(did));
+    const publicKey = publicKeyFromDid(did);
+    if (!(await webCryptoEd25519())) return ed25519.verify(signature, message, publicKey);
+    let key = imported.get(did);
+    if (!key) {
+      if (imported.size >= MAX_IMPORTED) imported.delete(imported.keys().next().value!);
+      key = subtle!.importKey('raw', publicKey, { name: 'Ed25519' }, false, ['verify']);
+      imported.set(did, key);
+    }
+    return await subtle!.verify({ name: 'Ed25519' }, await key, signature, message);
   } catch {
     return false;
   }

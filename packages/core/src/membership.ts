@@ -76,7 +76,13 @@ export async function acceptedRole(facts: SpaceFacts, version: Version): Promise
   }
   const proof = field(body, 'proof');
   if (field(body, 'did') !== version.author || !(proof instanceof Uint8Array)) return undefined;
-  if (!verifySignature(DID_PREFIX + version.record, acceptProof(facts.id, version.author), proof))
+  if (
+    !(await verifySignature(
+      DID_PREFIX + version.record,
+      acceptProof(facts.id, version.author),
+      proof,
+    ))
+  )
     return undefined;
   return invitedRole(facts, version.record);
 }

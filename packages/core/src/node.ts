@@ -17,7 +17,7 @@ import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from 
 import { Store } from './store.js';
 import { Peer, type PeerSpaceStatus, type SyncHost } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
-import { decodeVersion, openBody } from './version.js';
+import { decodeVerifiedVersion, openBody } from './version.js';
 
 export interface NodeConfig {
   /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
@@ -273,7 +273,7 @@ export class MincaNode {
           'a space ticket needs the space id, its 32-byte key and its owner',
         );
       }
-      const versions = ticket.versions.map((bytes) => decodeVersion(bytes));
+      const versions = await Promise.all(ticket.versions.map(decodeVerifiedVersion));
       if (versions.some((v) => v.space !== id || v.collection !== MEMBER_COLLECTION)) {
         throw new MincaError('invalid_input', 'a space ticket holds only grants of its own space');
       }
@@ -295,7 +295,7 @@ export class MincaNode {
 
   async #acceptInvite(code: string): Promise<SpaceInfo> {
     const invite = decodeInvite(code);
-    const offer = decodeVersion(invite.offer);
+    const offer = await decodeVerifiedVersion(invite.offer);
     if (
       offer.space !== invite.space ||
       offer.author !== invite.owner ||

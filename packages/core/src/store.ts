@@ -176,7 +176,7 @@ export class Store {
     const missing: number[] = [];
     ids.forEach((id, i) => {
       const bytes = this.#bodies.get(id);
-      if (bytes) out[i] = decodeVersion(bytes, { verify: false });
+      if (bytes) out[i] = decodeVersion(bytes, { trusted: true });
       else missing.push(i);
     });
     if (missing.length > 0) {
@@ -187,7 +187,7 @@ export class Store {
       read.forEach((bytes, j) => {
         if (!bytes) return;
         const i = missing[j]!;
-        const version = decodeVersion(bytes, { verify: false });
+        const version = decodeVersion(bytes, { trusted: true });
         if (version.id !== ids[i])
           throw new MincaError('corrupt', `version ${ids[i]} does not hash to its id`);
         this.#bodies.set(version.id, bytes);

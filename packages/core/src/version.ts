@@ -101,8 +101,8 @@ export function createVersion(draft: VersionDraft, spaceKey: Uint8Array, key: Si
   }
   const unsigned: Envelope = { ...header, b };
   const g = key.sign(signedBytes(unsigned));
-  // Built and signed here, so the checks decodeVersion makes of outside bytes can be skipped.
-  return decodeVersion(encodeCbor({ ...unsigned, g }), { verify: false });
+  // Built and signed here, so the checks made of outside bytes can be skipped.
+  return decodeVersion(encodeCbor({ ...unsigned, g }), { trusted: true });
 }
 
 function signedBytes(unsigned: Envelope): Uint8Array {
@@ -131,14 +131,12 @@ function idList(value: unknown, max: number, what: string): string[] {
 }
 
 /**
- * Decodes and verifies a version from outside: strict CBOR in its one canonical encoding, every
- * field well formed, and the author's signature. `malformed` or `invalid_version` otherwise.
- * It does not open the body (that needs the space key) nor judge authorization.
- * `verify: false` skips the canonical-encoding and signature checks, for bytes this node
- * verified before it stored them.
+ * Decodes a version: strict CBOR in its one canonical encoding, every field well formed.
+ * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion}),
+ * opens no body (that needs the space key) and judges no authorization. `trusted: true` skips
+ * the canonical-encoding check too, for bytes this node checked before it stored them.
  */
-export function decodeVersion(bytes: Uint8Array, options: { verify?: boolean } = {}): Version {
-  const verify = options.verify ?? true;
+export function decodeVersion(bytes: Uint8Array, options: { trusted?: boolean } = {}): Version {
   const e = decodeStrict(bytes, { maxBytes: MAX_VERSION_BYTES, maxDepth: 3 }) as Envelope;
   if (e === null || typeof e !== 'object' || Array.isArray(e)) invalid('not a map');
   const keys = Object.keys(e).sort().join(',');
@@ -154,11 +152,7 @@ export function decodeVersion(bytes: Uint8Array, options: { verify?: boolean } =
   const supersedes = idList(e.p, MAX_SUPERSEDES, 'supersedes');
   const files = idList(e.f, MAX_FILES, 'files');
   // One encoding per value, so one id per version: re-encoding must give the same bytes.
-  if (verify) {
-    if (!equalBytes(encodeCbor(e), bytes)) invalid('not in canonical encoding');
-    const { g, ...unsigned } = e;
-    if (!verifySignature(e.a, signedBytes(unsigned), g!)) invalid('signature does not verify');
-  }
+  if (!options.trusted && !equalBytes(encodeCbor(e), bytes)) invalid('not in canonical encoding');
   return {
     id: toHex(hashId(bytes)),
     bytes,
@@ -171,6 +165,23 @@ export function decodeVersion(bytes: Uint8Array, options: { verify?: boolean } =
     files,
     sealedBody: e.b,
   };
+}
+
+/** Checks the author's signature of a decoded version; `invalid_version` when it fails. */
+export async function verifyVersion(version: Version): Promise<void> {
+  const { g, ...unsigned } = decodeStrict(version.bytes, {
+    maxBytes: MAX_VERSION_BYTES,
+    maxDepth: 3,
+  }) as Envelope;
+  if (!(await verifySignature(version.author, signedBytes(unsigned), g!)))
+    invalid('signature does not verify');
+}
+
+/** Decodes a version from outside and checks its signature: what every receiver must do first. */
+export async function decodeVerifiedVersion(bytes: Uint8Array): Promise<Version> {
+  const version = decodeVersion(bytes);
+  await verifyVersion(version);
+  return version;
 }
 
 /** Opens a version's body with the space key. `invalid_version` if it won't open or decode. */

@@ -7,6 +7,7 @@ import { SigningKey } from '../src/keys.js';
 import { randomKey } from '../src/seal.js';
 import {
   createVersion,
+  decodeVerifiedVersion,
   decodeVersion,
   MAX_FILES,
   openBody,
@@ -26,9 +27,9 @@ const draft = (over: Partial<VersionDraft> = {}): VersionDraft => ({
   ...over,
 });
 
-const code = (fn: () => unknown) => {
+const code = async (fn: () => unknown) => {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return isMincaError(error) ? error.code : String(error);
   }
@@ -36,58 +37,60 @@ const code = (fn: () => unknown) => {
 };
 
 describe('versions', () => {
-  it('is content-addressed, signed and sealed', () => {
+  it('is content-addressed, signed and sealed', async () => {
     const v = createVersion(draft(), spaceKey, key);
     expect(v.id).toBe(toHex(hashId(v.bytes)));
     expect(v.author).toBe(key.did);
-    const back = decodeVersion(v.bytes);
+    const back = await decodeVerifiedVersion(v.bytes);
     expect(back).toEqual(v);
     expect(openBody(back, spaceKey)).toEqual({ text: 'hello' });
     // The body is ciphertext: its text is nowhere in the envelope.
     expect(Buffer.from(v.bytes).includes(Buffer.from('hello'))).toBe(false);
   });
 
-  it('sorts and de-duplicates what it supersedes and names', () => {
+  it('sorts and de-duplicates what it supersedes and names', async () => {
     const ids = ['ff'.repeat(32), '00'.repeat(32), 'ff'.repeat(32)];
     const v = createVersion(draft({ supersedes: ids, files: ids }), spaceKey, key);
     expect(v.supersedes).toEqual(['00'.repeat(32), 'ff'.repeat(32)]);
     expect(v.files).toEqual(v.supersedes);
   });
 
-  it('rejects every single-byte change', () => {
+  it('rejects every single-byte change', async () => {
     const v = createVersion(draft(), spaceKey, key);
     for (let i = 0; i < v.bytes.length; i++) {
       const bytes = v.bytes.slice();
       bytes[i]! ^= 0x01;
-      expect(['malformed', 'invalid_version']).toContain(code(() => decodeVersion(bytes)));
+      expect(['malformed', 'invalid_version']).toContain(
+        await code(() => decodeVerifiedVersion(bytes)),
+      );
     }
   });
 
-  it('rejects a version re-signed by someone else, or re-encoded', () => {
+  it('rejects a version re-signed by someone else, or re-encoded', async () => {
     const v = createVersion(draft(), spaceKey, key);
     const fields = decodeStrict(v.bytes) as Record<string, unknown>;
     const forged = encodeCbor({ ...fields, a: SigningKey.generate().did });
-    expect(code(() => decodeVersion(forged))).toBe('invalid_version');
+    expect(await code(() => decodeVerifiedVersion(forged))).toBe('invalid_version');
     // The same map with a field in a longer integer form.
     const long = v.bytes.slice();
-    expect(code(() => decodeVersion(new Uint8Array([...long, 0])))).toBe('malformed');
+    expect(await code(() => decodeVersion(new Uint8Array([...long, 0])))).toBe('malformed');
   });
 
-  it('does not open under another key or in another place', () => {
+  it('does not open under another key or in another place', async () => {
     const v = createVersion(draft(), spaceKey, key);
-    expect(code(() => openBody(v, randomKey()))).toBe('invalid_version');
+    expect(await code(() => openBody(v, randomKey()))).toBe('invalid_version');
     // The sealed body moved to another record does not open there.
     const moved = createVersion(draft({ record: 'r2' }), spaceKey, key);
-    expect(code(() => openBody({ ...moved, sealedBody: v.sealedBody }, spaceKey))).toBe(
+    expect(await code(() => openBody({ ...moved, sealedBody: v.sealedBody }, spaceKey))).toBe(
       'invalid_version',
     );
   });
 
-  it('holds tombstones and limits files', () => {
+  it('holds tombstones and limits files', async () => {
     const tomb = createVersion(draft({ body: null }), spaceKey, key);
     expect(tomb.sealedBody).toBeNull();
     expect(openBody(tomb, spaceKey)).toBeNull();
     const files = Array.from({ length: MAX_FILES + 1 }, (_, i) => i.toString(16).padStart(64, '0'));
-    expect(code(() => createVersion(draft({ files }), spaceKey, key))).toBe('too_large');
+    expect(await code(() => createVersion(draft({ files }), spaceKey, key))).toBe('too_large');
   });
 });

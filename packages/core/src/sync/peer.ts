@@ -13,7 +13,13 @@ import { Negentropy, NegentropyStorage } from '../negentropy/index.js';
 import type { OpenSpace } from '../space.js';
 import type { Store } from '../store.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
-import { decodeVersion, openBody, type Version } from '../version.js';
+import {
+  decodeVerifiedVersion,
+  decodeVersion,
+  openBody,
+  type Version,
+  verifyVersion,
+} from '../version.js';
 import {
   decodeMessage,
   encodeMessage,
@@ -263,7 +269,13 @@ export class Peer {
     if (!this.#claimed || !this.#authSent || this.did)
       throw new MincaError('protocol', 'auth out of turn');
     const { did, nonce } = this.#claimed;
-    if (!verifySignature(did, this.#handshakeBytes(did, this.host.did, this.#nonce, nonce), m.g)) {
+    if (
+      !(await verifySignature(
+        did,
+        this.#handshakeBytes(did, this.host.did, this.#nonce, nonce),
+        m.g,
+      ))
+    ) {
       throw new MincaError('protocol', 'the peer did not prove its key');
     }
     this.did = did;
@@ -290,7 +302,7 @@ export class Peer {
     const held = new Set(await this.host.spacesHeld());
     let learned = false;
     for (const bytes of credentials) {
-      const version = decodeVersion(bytes);
+      const version = await decodeVerifiedVersion(bytes);
       if (!held.has(version.space)) continue;
       const space = await this.host.space(version.space);
       if (!space.isCredentialOf(version, this.did!)) {
@@ -504,8 +516,11 @@ export class Peer {
     }
     const space = link.space;
     const accepted: Version[] = [];
-    for (const bytes of frames) {
-      const version = decodeVersion(bytes); // Throws for a forged or malformed version: the connection ends.
+    // Decoded one by one, then their signatures checked all at once (WebCrypto runs them in
+    // parallel). Any that fails ends the connection.
+    const versions = frames.map((bytes) => decodeVersion(bytes));
+    await Promise.all(versions.map(verifyVersion));
+    for (const version of versions) {
       if (version.space !== space.id)
         throw new MincaError('protocol', `a version of another space in ${space.id}`);
       if (version.sealedBody !== null) {
