@@ -86,7 +86,9 @@ export async function verifySignature(
 ): Promise<boolean> {
   try {
     const publicKey = publicKeyFromDid(did);
-    if (!(await webCryptoEd25519())) return ed25519.verify(signature, message, publicKey);
+    // Strict RFC 8032 (not ZIP-215), as WebCrypto verifies: every node must agree on every signature.
+    if (!(await webCryptoEd25519()))
+      return ed25519.verify(signature, message, publicKey, { zip215: false });
     let key = imported.get(did);
     if (!key) {
       if (imported.size >= MAX_IMPORTED) imported.delete(imported.keys().next().value!);
