@@ -14,6 +14,10 @@
  * applies any journal left by a crash, and removes leftover temp files.
  */
 import {
+  assertBodyBytes,
+  assertCommit,
+  assertVersionKey,
+  assertWrites,
   type Commit,
   type EntryWrite,
   MincaError,
@@ -53,26 +57,6 @@ export interface DirectoryStorageAdapter extends StorageAdapter {
   getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>>;
   commit(commit: Commit): Promise<void>;
   close(): Promise<void>;
-}
-
-function checkWrites(writes: readonly EntryWrite[]): void {
-  if (!Array.isArray(writes)) throw new TypeError('writes must be an array');
-  for (const write of writes) {
-    if (typeof write?.key !== 'string') throw new TypeError('each write needs a string key');
-    if (write.value !== undefined && !(write.value instanceof Uint8Array)) {
-      throw new TypeError('a write value must be a Uint8Array, or undefined to delete');
-    }
-  }
-}
-
-function checkId(id: VersionKey): void {
-  if (typeof id !== 'string' || !VERSION_ID.test(id)) {
-    throw new TypeError('a version id must be 64 lowercase hex characters');
-  }
-}
-
-function checkBody(body: Uint8Array): void {
-  if (!(body instanceof Uint8Array)) throw new TypeError('a version body must be a Uint8Array');
 }
 
 /** Last write of a key wins; values are copied so the caller may reuse its buffers. */
@@ -372,7 +356,7 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {
     this.#check();
-    checkWrites(writes);
+    assertWrites(writes);
     const collapsed = collapse(writes);
     await this.#exclusive(() => this.#writeEntries(collapsed, []));
   }
@@ -398,8 +382,8 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
 
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
     this.#check();
-    checkId(id);
-    checkBody(body);
+    assertVersionKey(id);
+    assertBodyBytes(body);
     await this.#putVersionFile(id, body.slice());
     if (this.#options.sync) await this.#fs.syncFolder(this.#versionFolder(id));
     this.#versions?.add(id);
@@ -417,15 +401,7 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
 
   async commit(commit: Commit): Promise<void> {
     this.#check();
-    if (!Array.isArray(commit?.versions) || !Array.isArray(commit.deleteVersions)) {
-      throw new TypeError('a commit needs versions and deleteVersions arrays');
-    }
-    for (const [id, body] of commit.versions) {
-      checkId(id);
-      checkBody(body);
-    }
-    commit.deleteVersions.forEach(checkId);
-    checkWrites(commit.entries);
+    assertCommit(commit);
     const versions = new Map(commit.versions.map(([id, body]) => [id, body.slice()]));
     const entries = collapse(commit.entries);
     await this.#exclusive(async () => {
