@@ -1,14 +1,6 @@
 // The S3 blob store's put/get/list throughput against s3rver on loopback, beside raw signed
 // fetches through aws4fetch (what the store is built on) to the same server in the same run.
-// s3rver runs in a child process: its continuation tokens use DES, which Node 20's OpenSSL 3
-// only has with --openssl-legacy-provider.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { BlobStore } from '@minca/core';
 import { createS3BlobStore } from '@minca/s3';
 import { type Benchmark, type Figure, median } from '../harness.js';
@@ -32,37 +24,14 @@ type SignerConstructor = new (options: Record<string, string>) => SignerLike;
 const s3Entry = createRequire(import.meta.url).resolve('@minca/s3');
 const { AwsClient } = createRequire(s3Entry)('aws4fetch') as { AwsClient: SignerConstructor };
 
-const CHILD = `
-const S3rver = require(process.env.S3RVER_MODULE);
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true,
-  directory: process.env.S3RVER_DIRECTORY, configureBuckets: [{ name: process.env.S3RVER_BUCKET }] });
-server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'));
-process.stdin.resume();
-process.stdin.on('end', () => server.close().then(() => process.exit(0)));
-`;
+// The tests' launcher (plain JS beside them), so bench and tests start s3rver the same way.
+const LAUNCHER = new URL('../../../packages/s3/test/s3rver-process.mjs', import.meta.url).href;
 
 async function startS3rver(): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const directory = await mkdtemp(join(tmpdir(), 'minca-bench-s3-'));
-  const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', '-e', CHILD], {
-    env: {
-      ...process.env,
-      S3RVER_MODULE: createRequire(import.meta.url).resolve('s3rver'),
-      S3RVER_DIRECTORY: directory,
-      S3RVER_BUCKET: BUCKET,
-    },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  const { port } = JSON.parse(line) as { port: number };
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    async close() {
-      const exited = once(child, 'exit');
-      child.stdin!.end();
-      await exited;
-      await rm(directory, { recursive: true, force: true });
-    },
+  const { startS3rverProcess } = (await import(LAUNCHER)) as {
+    startS3rverProcess(bucket: string): Promise<{ endpoint: string; close(): Promise<void> }>;
   };
+  return startS3rverProcess(BUCKET);
 }
 
 async function inParallel(count: number, task: (i: number) => Promise<void>): Promise<void> {
