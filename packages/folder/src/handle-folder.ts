@@ -18,7 +18,14 @@ function storageError(what: string, names: readonly string[], error: unknown): M
 
 const ABSENT = new Set(['NotFoundError', 'TypeMismatchError']);
 const NOT_EMPTY = new Set(['InvalidModificationError', 'NoModificationAllowedError']);
-const WRITE_ATTEMPTS = 4;
+const WRITE_ATTEMPTS = 8;
+
+/**
+ * Errors a write retries. NotFoundError: the folder went with its last file while the write
+ * was on its way. NoModificationAllowedError: Chromium locks a folder while `removeEntry`
+ * prunes it, and a `createWritable` inside it fails until the lock is gone.
+ */
+const RETRY_WRITE = new Set(['NotFoundError', 'NoModificationAllowedError']);
 
 /** A {@link FolderFs} over a directory handle. */
 export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
@@ -73,8 +80,10 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
           await writable.close();
           return;
         } catch (error) {
-          // The folder went with its last file while this write was on its way: make it again.
-          if (nameOf(error) === 'NotFoundError' && attempt < WRITE_ATTEMPTS) continue;
+          if (RETRY_WRITE.has(nameOf(error) ?? '') && attempt < WRITE_ATTEMPTS) {
+            await new Promise((resolve) => setTimeout(resolve, attempt));
+            continue;
+          }
           throw error instanceof MincaError ? error : storageError('writing', names, error);
         }
       }

@@ -3,8 +3,10 @@
  * over the handle seam, on real OPFS folders (`navigator.storage.getDirectory()`).
  */
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
+import { removeAndPrune } from '../../src/folder-fs.ts';
+import { handleFolder } from '../../src/handle-folder.ts';
 import { createDirectoryBlobStore, directoryStores } from '../../src/index.ts';
-import { registered } from './vitest-shim.ts';
+import { it, registered } from './vitest-shim.ts';
 
 let folders = 0;
 
@@ -30,6 +32,27 @@ runStorageAdapterTests('directoryStores over OPFS, shared', async () => {
 runBlobStoreTests('createDirectoryBlobStore over OPFS', async () => {
   const { dir, teardown } = await opfsFolder();
   return { store: createDirectoryBlobStore(dir), teardown };
+});
+
+// Chromium locks a folder while removeEntry prunes it; a write into it meanwhile must still land.
+it('handle seam › a write into a folder being pruned lands', async () => {
+  const { dir, teardown } = await opfsFolder();
+  try {
+    const fs = handleFolder(dir);
+    const one = new Uint8Array([1]);
+    for (let round = 0; round < 40; round++) {
+      await fs.writeFile(['a', 'b', 'old'], one, { sync: false });
+      await Promise.all([
+        removeAndPrune(fs, ['a', 'b', 'old'], 0),
+        fs.writeFile(['a', 'b', `new-${round}`], one, { sync: false }),
+      ]);
+      const back = await fs.readFile(['a', 'b', `new-${round}`]);
+      if (back?.[0] !== 1) throw new Error(`round ${round}: the write did not land`);
+      await removeAndPrune(fs, ['a', 'b', `new-${round}`], 0);
+    }
+  } finally {
+    await teardown();
+  }
 });
 
 /** One line per check: its name, and the error it failed with. */
