@@ -1,3 +1,4 @@
+import type { BlobStore } from './blob-store.js';
 /**
  * The storage adapter contract: what a backend implements to keep one store.
  *
@@ -59,8 +60,23 @@ export interface BodyCache {
  */
 export interface StoreFactory {
   open(path: string): Promise<StorageAdapter>;
+  /**
+   * Mirrors these stores bring with them (a data folder's segments, spec 05 §14). A node mirrors
+   * every space to these first, then to `NodeConfig.mirrors`; a mirror's index `n` (its store
+   * path `mirrors/<space id>/<n>`) is its place in that joined list.
+   */
+  readonly mirrors?: readonly MirrorConfig[];
   /** A body cache all stores of this factory share, instead of one each. */
   readonly bodyCache?: BodyCache;
   /** Releases what the factory holds, once every store is closed. */
   close?(): Promise<void>;
+}
+
+/** A blob store a node mirrors its spaces to (spec 05 §16), and how often. */
+export interface MirrorConfig {
+  store: BlobStore;
+  /** Delay from the first change to a push, ms: 5,000 by default, 1,000 for a data folder. */
+  pushDelayMs?: number;
+  /** Pull period while a space is open, ms; 0 pulls only when the space opens. */
+  pullIntervalMs?: number;
 }
