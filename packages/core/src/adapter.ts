@@ -1,4 +1,3 @@
-import type { BlobStore } from './blob-store.js';
 /**
  * The storage adapter contract: what a backend implements to keep one store.
  *
@@ -6,6 +5,7 @@ import type { BlobStore } from './blob-store.js';
  * Every method is async. The optional methods only save round trips: a store gives the
  * same answers without them (see {@link ./store-io.ts}).
  */
+import type { BlobStore } from './blob-store.js';
 
 /** A version id as the adapter sees it: 64 lowercase hex characters (SHA-256). */
 export type VersionKey = string;
