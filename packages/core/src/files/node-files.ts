@@ -122,11 +122,11 @@ export class NodeFiles implements PeerFileHooks {
     }
   }
 
-  async serve(space: string, ask: FileAsk): Promise<FileAnswer> {
+  async serve(space: string, ask: FileAsk, from: Peer): Promise<FileAnswer> {
     const entry = this.#spaces.get(space);
     if (!entry) return { chunks: ask.chunks.map(() => null) };
     try {
-      return await (await entry.files).serve(ask);
+      return await (await entry.files).serve(ask, from);
     } catch (error) {
       // A space closing under a request answers "not here"; the peer asks elsewhere.
       if (error instanceof MincaError) return { chunks: ask.chunks.map(() => null) };
