@@ -112,6 +112,10 @@ export class SpaceFiles {
   /** New limits: applied now (dropping past `keep`, fetching what now fits `ahead`). */
   limitsChanged(delayMs: number): void {
     this.#schedule(delayMs);
+    // Past keep, files go at once, even while a pass is busy fetching ahead.
+    setTimer(() => {
+      if (!this.#closed) void this.#keepWithinLimit().catch(() => undefined);
+    }, delayMs);
   }
 
   close(): void {
