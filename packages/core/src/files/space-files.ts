@@ -5,7 +5,7 @@
 import { MincaError } from '../errors.js';
 import { type FileRef, isFileRef } from '../file-ref.js';
 import { randomKey } from '../seal.js';
-import type { OpenSpace } from '../space.js';
+import type { Store } from '../store.js';
 import type { FileAnswer, FileAsk, Peer } from '../sync/peer.js';
 import { clearTimer, setTimer } from '../timers.js';
 import { type AbortSignalLike, checkAborted } from './abort.js';
@@ -48,6 +48,21 @@ export interface ReadFileOptions {
   signal?: AbortSignalLike;
 }
 
+/**
+ * The space whose files these are: an open space, or a space a host holds without its key.
+ * `OpenSpace` is one.
+ */
+export interface FilesSpace {
+  readonly id: string;
+  readonly store: Store;
+  subscribe(listener: (change: { space: string; collections: string[] }) => void): () => void;
+  /**
+   * Whether `author` may write now, so its records stand. Without it (a holder, which can't
+   * read membership) every live head counts: what it took in was checked when it came.
+   */
+  mayWrite?(author: string): Promise<boolean>;
+}
+
 /** What a space's files need of the node. */
 export interface SpaceFilesContext {
   now(): number;
@@ -83,12 +98,12 @@ export class SpaceFiles {
   readonly #waiters = new Set<{ wake: () => void; fail: (e: unknown) => void }>();
 
   private constructor(
-    readonly space: OpenSpace,
+    readonly space: FilesSpace,
     readonly files: FileStore,
     private readonly context: SpaceFilesContext,
   ) {}
 
-  static async open(space: OpenSpace, context: SpaceFilesContext): Promise<SpaceFiles> {
+  static async open(space: FilesSpace, context: SpaceFilesContext): Promise<SpaceFiles> {
     const files = new SpaceFiles(space, await FileStore.open(space.store), context);
     files.#schedule(FILES_AFTER_CHANGE_MS);
     return files;
@@ -315,14 +330,15 @@ export class SpaceFiles {
     if (this.#named) return this.#named;
     const store = this.space.store;
     const named = new Set<string>();
+    const mayWrite = async (author: string) => (await this.space.mayWrite?.(author)) ?? true;
     for (const name of store.collectionNames()) {
       for (const record of store.collection(name)!.records.values()) {
         const winner = record.winner();
-        if (!winner || winner.deleted || !(await this.space.mayWrite(winner.author))) continue;
+        if (!winner || winner.deleted || !(await mayWrite(winner.author))) continue;
         for (const head of record.heads) {
           const meta = record.versions.get(head)!;
           if (meta.deleted || meta.files.length === 0) continue;
-          if (head !== winner.id && !(await this.space.mayWrite(meta.author))) continue;
+          if (head !== winner.id && !(await mayWrite(meta.author))) continue;
           for (const f of meta.files) named.add(f);
         }
       }
