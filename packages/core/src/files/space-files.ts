@@ -203,6 +203,13 @@ export class SpaceFiles {
       for (const n of file.held) done += plainLength(file.list.size, n);
       onProgress({ done, total: ref.size });
     };
+    // Chunks fetched now are opened as they arrive, so they aren't read back and hashed again.
+    const out = new Uint8Array(ref.size);
+    const opened = new Set<number>();
+    const openFetched = (n: number, sealed: Uint8Array) => {
+      out.set(openChunk(ref.key, ref.size, n, sealed), n * CHUNK_BYTES);
+      opened.add(n);
+    };
     this.#pin(id);
     try {
       for (;;) {
@@ -216,6 +223,7 @@ export class SpaceFiles {
             this.#fetch(id, this.context.sources(), {
               ...(signal ? { signal } : {}),
               onChunks: progress,
+              onChunk: openFetched,
               proceed: (list) => list.size === ref.size,
             }),
           );
@@ -224,7 +232,7 @@ export class SpaceFiles {
             throw wrongFile(id, 'its size is not the one named');
         }
         if (this.files.isWhole(id)) {
-          const bytes = await this.#open(id, ref);
+          const bytes = await this.#open(id, ref, out, opened);
           if (bytes) {
             await this.files.setUsed(id, this.context.now());
             this.#nobodyHad.delete(id);
@@ -241,10 +249,15 @@ export class SpaceFiles {
     }
   }
 
-  /** The file's bytes from the chunks here, or undefined when one turned out damaged. */
-  async #open(id: string, ref: FileRef): Promise<Uint8Array | undefined> {
-    const out = new Uint8Array(ref.size);
+  /** The file's bytes, opening the chunks not opened yet; undefined when one turned out damaged. */
+  async #open(
+    id: string,
+    ref: FileRef,
+    out: Uint8Array,
+    opened: ReadonlySet<number>,
+  ): Promise<Uint8Array | undefined> {
     for (let n = 0; n < chunkCount(ref.size); n++) {
+      if (opened.has(n)) continue;
       const sealed = await this.files.chunk(id, n);
       if (!sealed) return undefined;
       out.set(openChunk(ref.key, ref.size, n, sealed), n * CHUNK_BYTES);
