@@ -83,6 +83,8 @@ const SERVE_WAIT_MS = 10_000;
 
 export class SpaceFiles {
   #passTimer: unknown;
+  /** When the first change not yet passed over came. */
+  #firstChange: number | undefined;
   #passing: Promise<void> | undefined;
   #passAgain = false;
   #closed = false;
@@ -111,11 +113,21 @@ export class SpaceFiles {
 
   // ——— events ———
 
-  /** Records changed: reads waiting ask again now; ahead and drops run about 2 s later. */
+  /**
+   * Records changed: reads waiting ask again now; ahead and drops run about 2 s after the last
+   * change (a steady stream of changes still gets a pass every 4 s), so a relay that took the
+   * records in first has started its own fetch when this node asks it.
+   */
   recordsChanged(): void {
     this.#named = undefined;
     this.#wake();
-    this.#schedule(FILES_AFTER_CHANGE_MS);
+    const now = this.context.now();
+    this.#firstChange ??= now;
+    const wait = Math.min(
+      FILES_AFTER_CHANGE_MS,
+      this.#firstChange + 2 * FILES_AFTER_CHANGE_MS - now,
+    );
+    this.#schedule(Math.max(0, wait), true);
   }
 
   /** A peer now shares the space: waiting reads ask again, and files nobody had are asked of it. */
@@ -360,15 +372,16 @@ export class SpaceFiles {
     return named;
   }
 
-  /** Runs a pass `ms` from now, unless one is due sooner. */
-  #schedule(ms: number): void {
+  /** Runs a pass `ms` from now, unless one is due sooner; `postpone` moves a pending one. */
+  #schedule(ms: number, postpone = false): void {
     if (this.#closed) return;
     if (this.#passTimer !== undefined) {
-      if (ms > 0) return;
+      if (ms > 0 && !postpone) return;
       clearTimer(this.#passTimer);
     }
     this.#passTimer = setTimer(() => {
       this.#passTimer = undefined;
+      this.#firstChange = undefined;
       void this.pass().catch(() => undefined);
     }, ms);
   }
