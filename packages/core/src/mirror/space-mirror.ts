@@ -22,6 +22,8 @@ import {
 
 /** A writer compacts once it has this many segments of its own (and twice what it last left). */
 export const COMPACT_MIN_SEGMENTS = 32;
+/** When the pull at open failed and nothing pulls on a period, it is tried again after this, ms. */
+export const OPEN_PULL_RETRY_MS = 30_000;
 /** Blob store requests in flight per mirror. */
 const CONCURRENCY = 4;
 /** Segments written per counter reservation and state write. */
@@ -113,6 +115,7 @@ export class SpaceMirror {
   #queue: Promise<void> = Promise.resolve();
   #pushTimer: unknown;
   #pullTimer: unknown;
+  #retryTimer: unknown;
   #pullQueued = false;
   #closed = false;
   #status: Omit<MirrorStatus, 'index' | 'writer' | 'segments'> = {};
@@ -132,8 +135,8 @@ export class SpaceMirror {
     now: () => number = Date.now,
   ): SpaceMirror {
     const mirror = new SpaceMirror(space, state, options, now);
-    mirror.#pullSoon();
-    mirror.#enqueue(() => mirror.#push()).catch(() => undefined);
+    mirror.#pullSoon(true);
+    mirror.#enqueue(() => mirror.#push()).catch(() => mirror.changed());
     if (options.pullIntervalMs > 0)
       mirror.#pullTimer = setRepeating(() => mirror.#pullSoon(), options.pullIntervalMs);
     return mirror;
@@ -157,7 +160,8 @@ export class SpaceMirror {
     if (this.#closed || this.#pushTimer !== undefined) return;
     this.#pushTimer = setTimer(() => {
       this.#pushTimer = undefined;
-      this.#enqueue(() => this.#push()).catch(() => undefined);
+      // A push that failed (the store unreachable) is tried again after the same delay.
+      this.#enqueue(() => this.#push()).catch(() => this.changed());
     }, this.options.pushDelayMs);
   }
 
@@ -175,17 +179,28 @@ export class SpaceMirror {
     this.#closed = true;
     if (this.#pushTimer !== undefined) clearTimer(this.#pushTimer);
     if (this.#pullTimer !== undefined) clearRepeating(this.#pullTimer);
+    if (this.#retryTimer !== undefined) clearTimer(this.#retryTimer);
     await this.#run(() => this.#push()).catch(() => undefined);
     await this.state.close();
   }
 
-  #pullSoon(): void {
+  /**
+   * Queues a pull. The pull at open is tried again every {@link OPEN_PULL_RETRY_MS} until one
+   * succeeds when there is no period to pull on, so a device that opened offline still catches up.
+   */
+  #pullSoon(atOpen = false): void {
     if (this.#pullQueued || this.#closed) return;
     this.#pullQueued = true;
     this.#enqueue(() => {
       this.#pullQueued = false;
       return this.#pull();
-    }).catch(() => undefined);
+    }).catch(() => {
+      if (!atOpen || this.options.pullIntervalMs > 0 || this.#closed) return;
+      this.#retryTimer = setTimer(() => {
+        this.#retryTimer = undefined;
+        this.#pullSoon(true);
+      }, OPEN_PULL_RETRY_MS);
+    });
   }
 
   #enqueue(op: () => Promise<void>): Promise<void> {

@@ -259,3 +259,51 @@ describe('mirrors', () => {
     await reader.node.close();
   });
 });
+
+describe('mirrors that fail', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('tries a failed push again, and the pull at open until one succeeds', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const inner = fakeBlobStore();
+    let down = true;
+    const flaky = {
+      get: (k: string) => (down ? Promise.reject(new Error('offline')) : inner.get(k)),
+      put: (k: string, b: Uint8Array) =>
+        down ? Promise.reject(new Error('offline')) : inner.put(k, b),
+      delete: (k: string) => (down ? Promise.reject(new Error('offline')) : inner.delete(k)),
+      list: (p: string) => (down ? Promise.reject(new Error('offline')) : inner.list(p)),
+    };
+    const a = await mirroredNode([inner]);
+    const { id: space } = await a.node.spaces.create();
+    const post = await a.node.records.put(space, 'app.post', { n: 1 });
+    const ticketFor = async (did: string) => {
+      await a.node.spaces.setRole(space, did, 'writer');
+      return a.node.spaces.share(space, did);
+    };
+    const b = await mirroredNode([flaky]);
+    await b.node.spaces.join(await ticketFor(b.node.did));
+    await a.node.close();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(b.errors.length).toBeGreaterThan(0);
+    expect(b.errors[0]!.error.code).toBe('storage');
+    const mine = await b.node.records.put(space, 'app.post', { from: 'b' });
+    await vi.advanceTimersByTimeAsync(5000); // the push fails too
+    expect((await b.node.spaces.status(space)).mirrors[0]!.error).toMatch(/failed/);
+    down = false;
+    await vi.advanceTimersByTimeAsync(5000); // pushed now
+    expect(await settled(async () => (await idsInMirror(inner, space)).has(mine.version))).toBe(
+      true,
+    );
+    await vi.advanceTimersByTimeAsync(20_000); // the pull at open, again
+    expect(
+      await settled(
+        async () => (await b.node.records.get(space, 'app.post', post.id)) !== undefined,
+      ),
+    ).toBe(true);
+    expect((await b.node.spaces.status(space)).mirrors[0]!.error).toBeUndefined();
+    await b.node.close();
+  });
+});
