@@ -9,6 +9,7 @@ import { isSystemCollection } from '../names.js';
 import type { Store } from '../store.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { decodeVersion, openBody, type Version, verifyVersion } from '../version.js';
+import { type MirroredFiles, MirrorFileSource, pushFiles } from './mirror-files.js';
 import type { MirrorState } from './mirror-state.js';
 import {
   decodeSegment,
@@ -43,6 +44,8 @@ export interface MirroredSpace {
   readonly key: Uint8Array | undefined;
   mayTakeIn(version: Version): Promise<boolean>;
   takeIn(versions: readonly Version[]): Promise<Version[]>;
+  /** The space's files, pushed beside its segments (§16.7); none when the node keeps none. */
+  readonly files?: MirroredFiles;
 }
 
 /** Where a mirror's error happened. */
@@ -86,6 +89,8 @@ export interface MirrorCounts {
   versionsTakenIn: number;
   versionsPushed: number;
   compactions: number;
+  filesPut: number;
+  filesDeleted: number;
 }
 
 async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -111,7 +116,15 @@ export class SpaceMirror {
     versionsTakenIn: 0,
     versionsPushed: 0,
     compactions: 0,
+    filesPut: 0,
+    filesDeleted: 0,
   };
+  /** Where `readFile` may fetch this space's files from, after peers. */
+  readonly fileSource: MirrorFileSource;
+  /** This writer's files in the mirror (id → whole), once listed; and whether to look again. */
+  #filesInMirror: Map<string, boolean> | undefined;
+  #filesDirty = true;
+  #unsubscribeFiles: (() => void) | undefined;
   #queue: Promise<void> = Promise.resolve();
   #pushTimer: unknown;
   #pullTimer: unknown;
@@ -125,7 +138,13 @@ export class SpaceMirror {
     private readonly state: MirrorState,
     private readonly options: SpaceMirrorOptions,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.fileSource = new MirrorFileSource(options.store, space.id, options.index);
+    this.#unsubscribeFiles = space.files?.subscribe(() => {
+      this.#filesDirty = true;
+      this.changed();
+    });
+  }
 
   /** Starts mirroring: a pull now (then a push of what the mirror lacks), and one every period. */
   static start(
@@ -180,6 +199,7 @@ export class SpaceMirror {
     if (this.#pushTimer !== undefined) clearTimer(this.#pushTimer);
     if (this.#pullTimer !== undefined) clearRepeating(this.#pullTimer);
     if (this.#retryTimer !== undefined) clearTimer(this.#retryTimer);
+    this.#unsubscribeFiles?.();
     await this.#run(() => this.#push()).catch(() => undefined);
     await this.state.close();
   }
@@ -398,6 +418,25 @@ export class SpaceMirror {
       this.counts.versionsPushed += ids.length;
       this.#status.pushedAt = this.now();
       if (written.length > 0) await this.#compactIfDue();
+    }
+    const files = this.space.files;
+    if (files && this.#filesDirty) {
+      this.#filesDirty = false;
+      try {
+        this.#filesInMirror = await pushFiles(
+          this.options.store,
+          this.space.id,
+          this.state.writer,
+          files,
+          this.#filesInMirror,
+          this.counts,
+        );
+      } catch (error) {
+        this.#filesDirty = true;
+        // What is there is unknown now: list again next time.
+        this.#filesInMirror = undefined;
+        throw error;
+      }
     }
   }
 

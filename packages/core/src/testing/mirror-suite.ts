@@ -53,12 +53,18 @@ async function twoDevicesMeet(context: MirrorTestContext): Promise<void> {
   const kept = await a.records.put(space, 'app.post', { text: 'kept', n: 1 });
   const gone = await a.records.put(space, 'app.post', { text: 'deleted later' });
   const shared = await a.records.put(space, 'app.note', { v: 0 });
+  const bytes = new Uint8Array(300 * 1024).map((_, i) => (i * 7) & 0xff);
+  const photo = await a.records.addFile(space, bytes, { mime: 'image/png', name: 'p.png' });
+  await a.records.put(space, 'app.photo', { photo });
   await a.close(); // a pushes on close, and goes offline
 
   await b.spaces.join(ticket);
   await b.spaces.syncMirrors(space);
   expect((await b.records.get(space, 'app.post', kept.id))?.body).toEqual({ text: 'kept', n: 1 });
   expect(await b.records.list(space, 'app.post')).toHaveLength(2);
+  const read = await b.records.readFile(space, photo); // from the mirror: nobody else has it
+  expect(read.length).toBe(bytes.length);
+  expect(read.every((x, i) => x === bytes[i])).toBe(true);
   await b.records.delete(space, 'app.post', gone.id);
   await b.records.put(space, 'app.note', { v: 'b' }, { id: shared.id });
   await b.records.put(space, 'app.post', { text: 'from b' });
@@ -137,7 +143,7 @@ async function restartsNeverReuseNames(context: MirrorTestContext): Promise<void
 export function runMirrorTests(name: string, setup: () => Promise<MirrorTestContext>): void {
   describe(`mirrors over ${name}`, () => {
     for (const [title, run] of [
-      ['two devices never online together converge', twoDevicesMeet],
+      ['two devices never online together converge, files included', twoDevicesMeet],
       ['compaction through the store loses nothing', compactsThroughTheStore],
       ['a restarted writer never reuses a segment name', restartsNeverReuseNames],
     ] as const) {
