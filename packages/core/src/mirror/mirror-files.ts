@@ -1,5 +1,5 @@
 /**
- * Files in a mirror (spec 05 §16.7): each file a node holds whole, and records name, goes under
+ * Files in a mirror (spec 05 §16.4): each file a node holds whole, and records name, goes under
  * `files/<space>/<writer>/<file id>/` as its sealed chunks and its list; files no longer named
  * are deleted there. A mirror is also a source `readFile` falls back to after peers. Chunks and
  * lists are checked against the file id by the fetcher, so a mirror needs no trust.

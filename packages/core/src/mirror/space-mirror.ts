@@ -44,7 +44,7 @@ export interface MirroredSpace {
   readonly key: Uint8Array | undefined;
   mayTakeIn(version: Version): Promise<boolean>;
   takeIn(versions: readonly Version[]): Promise<Version[]>;
-  /** The space's files, pushed beside its segments (§16.7); none when the node keeps none. */
+  /** The space's files, pushed beside its segments (§16.4); none when the node keeps none. */
   readonly files?: MirroredFiles;
 }
 
@@ -347,7 +347,13 @@ export class SpaceMirror {
   /** Decodes a segment and checks every version in it as a peer's would be checked. */
   async #verify(name: SegmentName, bytes: Uint8Array): Promise<Version[]> {
     const segment = decodeSegment(name, bytes);
-    const versions = segment.versions.map((b) => decodeVersion(b));
+    let versions: Version[];
+    try {
+      versions = segment.versions.map((b) => decodeVersion(b));
+    } catch (cause) {
+      // The segment's bytes are as written (its hash says so): what it holds is bad, for good.
+      throw new MincaError('invalid_version', `segment ${name.key} holds a bad version`, { cause });
+    }
     const store = this.space.store;
     const fresh = versions.filter((v) => !store.hasVersion(v.collection, v.id));
     await Promise.all(fresh.map(verifyVersion));

@@ -144,6 +144,14 @@ describe('mirrors', () => {
       versions: [createVersion(draft(space), ticket.key, stranger).bytes],
     });
     await bucket.put(unauthorized.key, unauthorized.bytes);
+    // A version that does not even decode, in a segment that is whole.
+    const garbled = encodeSegment({
+      space,
+      writer,
+      counter: 5,
+      versions: [new Uint8Array([0xff])],
+    });
+    await bucket.put(garbled.key, garbled.bytes);
     // A misplaced segment: another writer's bytes under this writer's name.
     const moved = encodeSegment({ space, writer: randomId(), counter: 4, versions: [forged] });
     await bucket.put(`${space}/${writer}/${moved.key.split('/')[2]}`, moved.bytes);
@@ -161,6 +169,7 @@ describe('mirrors', () => {
         [foreign.key, 'invalid_version'],
         [bad.key, 'invalid_version'],
         [unauthorized.key, 'not_authorized'],
+        [garbled.key, 'invalid_version'],
         [`${space}/${writer}/${moved.key.split('/')[2]}`, 'malformed'],
       ]),
     );
