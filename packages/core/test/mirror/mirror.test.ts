@@ -9,13 +9,17 @@ import { fakeBlobStore } from '../fake-adapter.ts';
 import { fingerprint } from '../sync-helpers.ts';
 import { idsInMirror, mirroredNode } from './mirror-helpers.ts';
 
-/** Lets real work (WebCrypto) finish: true once `check` is, false after a few thousand turns. */
-async function settled(check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
+/**
+ * Lets real work (WebCrypto, which no fake timer runs) finish: true once `check` is, false after
+ * `ms` of real time. Date is not faked in these tests.
+ */
+async function settled(check: () => Promise<boolean>, ms = 2000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
     if (await check()) return true;
     await new Promise((r) => setImmediate(r));
   }
-  return false;
+  return check();
 }
 
 afterEach(() => {
@@ -94,9 +98,9 @@ describe('mirrors', () => {
       (await b.node.records.get(space, 'app.post', post.id)) !== undefined;
     await vi.advanceTimersByTimeAsync(1000); // a pushes
     await vi.advanceTimersByTimeAsync(850);
-    expect(await settled(arrived)).toBe(false); // b's next pull is at 2 s
+    expect(await settled(arrived, 300)).toBe(false); // b's next pull is at 2 s
     await vi.advanceTimersByTimeAsync(100);
-    expect(await settled(arrived)).toBe(true);
+    expect(await settled(arrived, 10_000)).toBe(true);
     await a.node.close();
     await b.node.close();
   });
@@ -303,13 +307,14 @@ describe('mirrors that fail', () => {
     expect((await b.node.spaces.status(space)).mirrors[0]!.error).toMatch(/failed/);
     down = false;
     await vi.advanceTimersByTimeAsync(5000); // pushed now
-    expect(await settled(async () => (await idsInMirror(inner, space)).has(mine.version))).toBe(
-      true,
-    );
+    expect(
+      await settled(async () => (await idsInMirror(inner, space)).has(mine.version), 10_000),
+    ).toBe(true);
     await vi.advanceTimersByTimeAsync(20_000); // the pull at open, again
     expect(
       await settled(
         async () => (await b.node.records.get(space, 'app.post', post.id)) !== undefined,
+        10_000,
       ),
     ).toBe(true);
     expect((await b.node.spaces.status(space)).mirrors[0]!.error).toBeUndefined();
