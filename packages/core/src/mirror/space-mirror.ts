@@ -194,7 +194,7 @@ export class SpaceMirror {
     });
   }
 
-  /** Pushes what is left, then stops. The state store is closed by the caller. */
+  /** Pushes what is left, then stops and closes the state store. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
