@@ -18,7 +18,12 @@ export {
 export { DEFAULT_FILE_LIMITS, type FileLimits } from './files/limits.js';
 export type { FilesChange } from './files/node-files.js';
 export type { FileSource, FileSourceProvider } from './files/source.js';
-export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/space-files.js';
+export type {
+  AddFileOptions,
+  FileProgress,
+  FilesSpace,
+  ReadFileOptions,
+} from './files/space-files.js';
 export { IdSum } from './id-sum.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
