@@ -12,6 +12,7 @@
  */
 import {
   type BlobStore,
+  isMincaError,
   MincaError,
   type MirrorConfig,
   type StorageAdapter,
@@ -68,6 +69,8 @@ export interface FolderStoreFactory extends StoreFactory {
    * and gives the paths of those that changed. See {@link reconcileFolder}.
    */
   reload(): Promise<string[]>;
+  /** Closes the registry's files; `local` stays open (it is the caller's). */
+  close(): Promise<void>;
 }
 
 /** What {@link reconcileFolder} needs of a node: `MincaNode` has it. */
@@ -112,11 +115,14 @@ export function folderStores(
     throw new MincaError('invalid_input', 'folderStores needs `localKey`, 32 bytes');
   }
   const basePath = options.basePath ?? '';
-  if (typeof basePath !== 'string' || (basePath !== '' && !PATH.test(basePath))) {
+  if (
+    typeof basePath !== 'string' ||
+    (basePath !== '' && (!PATH.test(basePath) || basePath.split('/').some((p) => /^\.+$/.test(p))))
+  ) {
     throw new MincaError(
       'invalid_name',
       `basePath ${JSON.stringify(String(basePath).slice(0, 80))} is not /-separated parts of ` +
-        '[A-Za-z0-9._-]',
+        '[A-Za-z0-9._-] (none only dots)',
     );
   }
   const watch = options.watchIntervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
@@ -148,6 +154,24 @@ export function folderStores(
     localKey,
   );
 
+  /** The registry, checked to open under `localKey` before anything writes to it. */
+  const openRegistry = async (): Promise<StorageAdapter> => {
+    const registry = await sealed.open(REGISTRY);
+    try {
+      await registry.list('');
+    } catch (cause) {
+      await registry.close?.();
+      if (!isMincaError(cause, 'corrupt')) throw cause;
+      throw new MincaError(
+        'corrupt',
+        'the registry in this folder does not open under this localKey: it is another ' +
+          'account’s, or the key is wrong. Nothing was written.',
+        { cause },
+      );
+    }
+    return registry;
+  };
+
   const spaces = createDirectoryBlobStore(subFolder(base, ['spaces']), { sync });
   const opened = new Map<string, Reloadable>();
   let closed = false;
@@ -158,7 +182,7 @@ export function folderStores(
     spaces,
     async open(path: string): Promise<StorageAdapter> {
       if (closed) throw new MincaError('closed', 'these folder stores are closed');
-      if (path === REGISTRY) return sealed.open(path);
+      if (path === REGISTRY) return openRegistry();
       const adapter = (await local.open(path)) as Reloadable;
       opened.set(path, adapter);
       return adapter;
