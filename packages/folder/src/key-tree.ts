@@ -18,6 +18,8 @@ export interface KeyTreeOptions {
    * conflict-names.ts), so a key held only in a conflict copy is still found.
    */
   withConflicts?: boolean;
+  /** Called with each conflict copy found (with `withConflicts`): its path and the key it copies. */
+  onConflict?: (path: string[], key: string) => void;
 }
 
 /** Folders read at once, so a tree of many folders can't exhaust file handles. */
@@ -70,7 +72,10 @@ export async function readKeyTree(
       if (!isCanonical(whole, chain)) continue;
       if (parsed.kind === 'file') {
         const key = keySoFar + whole;
-        if (key.startsWith(prefix)) keys.push(key);
+        if (key.startsWith(prefix)) {
+          if (copyOf) options.onConflict?.(path, key);
+          keys.push(key);
+        }
       } else {
         const next = `${keySoFar}${whole}/`;
         if (mayMatch(next, prefix)) folders.push(() => walk(path, next, '', []));

@@ -105,16 +105,22 @@ describe('folderStores', () => {
 
     const pod = await tree(join(dir, 'pod'));
     const files = pod.filter((p) => p.endsWith('.minca'));
-    // The node key and the space: two entries, both under registry/entries.d, nothing else.
-    expect(files).toHaveLength(2);
-    expect(files.every((p) => p.startsWith('a/registry/entries.d/'))).toBe(true);
+    // The node key and the space: two registry entries; the space's records as a segment.
+    const registry = files.filter((p) => p.startsWith('a/registry/entries.d/'));
+    const segments = files.filter((p) => p.startsWith(`a/spaces/${space.id}/`));
+    expect(registry).toHaveLength(2);
+    expect(segments).toHaveLength(1);
+    expect(files).toHaveLength(3);
     expect(pod.some((p) => p.includes('journal'))).toBe(false);
     // Sealed: neither the space id nor the key names show, and no value holds them in clear.
-    expect(pod.join('\n')).not.toContain(space.id);
-    expect(pod.join('\n')).not.toMatch(/space|key/);
+    expect(registry.join('\n')).not.toContain(space.id);
+    expect(registry.join('\n')).not.toMatch(/space|key/);
     for (const file of files) {
       const content = Buffer.from(await readFile(join(dir, 'pod', file)));
-      expect(content.includes(Buffer.from(space.id))).toBe(false);
+      expect(content.includes(Buffer.from('hello'))).toBe(false);
+      if (file.startsWith('a/registry/')) {
+        expect(content.includes(Buffer.from(space.id))).toBe(false);
+      }
     }
     // The space's store is this device's own.
     expect(await tree(join(dir, 'local'))).toContain(`spaces/${space.id}/versions.d`);
