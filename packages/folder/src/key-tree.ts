@@ -72,10 +72,9 @@ export async function readKeyTree(
       if (!isCanonical(whole, chain)) continue;
       if (parsed.kind === 'file') {
         const key = keySoFar + whole;
-        if (key.startsWith(prefix)) {
-          if (copyOf) options.onConflict?.(path, key);
-          keys.push(key);
-        }
+        // A copy's own key is longer than the key it copies: the caller checks the prefix.
+        if (copyOf && mayMatch(key, prefix)) options.onConflict?.(path, key);
+        if (key.startsWith(prefix)) keys.push(key);
       } else {
         const next = `${keySoFar}${whole}/`;
         if (mayMatch(next, prefix)) folders.push(() => walk(path, next, '', []));
