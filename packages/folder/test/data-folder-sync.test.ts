@@ -14,7 +14,7 @@ import {
 } from '@minca/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { directoryStores, type FolderStoreFactory, folderStores } from '../src/index.ts';
-import { SimulatedSyncService } from './sync-service.ts';
+import { SimulatedSyncService } from '../src/testing/sync-service.ts';
 import { tempDir } from './temp-dir.ts';
 
 let dir: string;

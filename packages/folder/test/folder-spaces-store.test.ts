@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { folderSpacesStore } from '../src/folder-spaces-store.ts';
 import { nodeFolder } from '../src/index.ts';
-import { conflictCopyName } from './sync-service.ts';
+import { conflictCopyName } from '../src/testing/sync-service.ts';
 import { tempDir } from './temp-dir.ts';
 
 let dir: string;

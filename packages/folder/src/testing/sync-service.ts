@@ -1,6 +1,6 @@
 /**
  * A simulated sync service (Dropbox, Syncthing) between two folders on disk, for tests and
- * the benchmark. Time is in ticks: each `tick()` scans both folders, schedules a copy (or a
+ * the benchmark (`@minca/folder/testing`, Node only). Time is in ticks: each `tick()` scans both folders, schedules a copy (or a
  * delete) of every file that changed on one side since they last agreed, each due a random
  * number of ticks later, and carries out the copies that are due in random order. Like the
  * real ones, it sometimes:
@@ -14,7 +14,7 @@
  * It never looks inside a file. Temp files (`*.tmp`) are left alone, as both services skip
  * files still being written.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** How a simulated service behaves. Chances are in [0, 1]. */
@@ -66,8 +66,17 @@ export function conflictCopyName(name: string, style: 'syncthing' | 'dropbox', n
     : `${stem} (Someone's conflicted copy 2026-12-${String(1 + (n % 28)).padStart(2, '0')})${ext}`;
 }
 
-/** Every file under `root`, relative paths with `/`, temp files left out. */
-async function scan(root: string): Promise<Map<string, Uint8Array>> {
+interface Seen {
+  size: number;
+  mtimeMs: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * Every file under `root`, relative paths with `/`, temp files left out. A file whose size and
+ * time are as last seen is not read again.
+ */
+async function scan(root: string, seen: Map<string, Seen>): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   let names: string[];
   try {
@@ -77,18 +86,31 @@ async function scan(root: string): Promise<Map<string, Uint8Array>> {
   } catch {
     return out;
   }
+  const present = new Set<string>();
   for (const name of names) {
+    const path = name.split('\\').join('/');
+    present.add(path);
     try {
-      out.set(name.split('\\').join('/'), new Uint8Array(await readFile(join(root, name))));
+      const info = await stat(join(root, name));
+      const known = seen.get(path);
+      if (known && known.size === info.size && known.mtimeMs === info.mtimeMs) {
+        out.set(path, known.bytes);
+        continue;
+      }
+      const bytes = new Uint8Array(await readFile(join(root, name)));
+      seen.set(path, { size: info.size, mtimeMs: info.mtimeMs, bytes });
+      out.set(path, bytes);
     } catch {
       // Gone between the listing and the read: found again next tick, or not.
     }
   }
+  for (const path of seen.keys()) if (!present.has(path)) seen.delete(path);
   return out;
 }
 
 export class SimulatedSyncService {
   readonly #roots: readonly [string, string];
+  readonly #seen = [new Map<string, Seen>(), new Map<string, Seen>()] as const;
   readonly #random: () => number;
   readonly #maxDelay: number;
   readonly #halfWrites: number;
@@ -124,7 +146,7 @@ export class SimulatedSyncService {
   /** One tick: find changes, then carry out what is due, in random order. */
   async tick(): Promise<void> {
     this.#tick++;
-    const [a, b] = await Promise.all(this.#roots.map(scan));
+    const [a, b] = await Promise.all(this.#roots.map((root, i) => scan(root, this.#seen[i]!)));
     for (const path of new Set([...a!.keys(), ...b!.keys(), ...this.#base.keys()])) {
       const here = [a!.get(path), b!.get(path)] as const;
       const base = this.#base.get(path);
