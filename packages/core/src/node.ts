@@ -7,10 +7,16 @@ import type { BlobStore } from './blob-store.js';
 import type { BodyValue } from './body.js';
 import { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
+import type { FileRef } from './file-ref.js';
+import type { FileLimits } from './files/limits.js';
+import { NodeFiles } from './files/node-files.js';
+import type { FileSourceProvider } from './files/source.js';
+import type { AddFileOptions, ReadFileOptions } from './files/space-files.js';
 import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
+import { mirroredFiles } from './mirror/node-files-view.js';
 import type { MirrorStatus } from './mirror/space-mirror.js';
 import {
   type MirrorErrorListener,
@@ -41,6 +47,11 @@ export interface NodeConfig {
   mirrors?: readonly (BlobStore | MirrorConfig)[];
   /** Told of what a mirror could not do: a failed push or pull, a segment skipped. */
   onMirrorError?: MirrorErrorListener;
+  /**
+   * Which files the node fetches and keeps: within its limits (`setFileLimits`), the default,
+   * or `'all'`, every file records name, as a carrier or host does.
+   */
+  fetchFiles?: 'limits' | 'all';
 }
 
 /** What `spaces.status` tells of a space. */
@@ -84,8 +95,10 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await Store.open(await stores.open(REGISTRY_PATH), { bodyCache: stores.bodyCache }),
   );
   const key = config.key ?? (await registry.nodeKey());
+  const now = config.now ?? Date.now;
+  const files = new NodeFiles(now, config.fetchFiles === 'all');
   const mirrors = resolveMirrors(stores.mirrors, config.mirrors);
-  return new MincaNode(stores, registry, key, new HybridClock(config.now), config.now ?? Date.now, {
+  return new MincaNode(stores, registry, key, new HybridClock(config.now), now, files, {
     mirrors,
     onError: config.onMirrorError,
   });
@@ -105,16 +118,20 @@ export class MincaNode {
     private readonly key: SigningKey,
     private readonly clock: HybridClock,
     private readonly now: () => number,
+    private readonly fileKeeper: NodeFiles,
     private readonly mirrorConfig: {
       mirrors: readonly ResolvedMirror[];
       onError: MirrorErrorListener | undefined;
     } = { mirrors: [], onError: undefined },
   ) {
+    // readFile falls back to a space's mirrors after its peers.
+    fileKeeper.addSources((id) => this.#mirrors.get(id)?.fileSources() ?? []);
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
       now: () => this.now(),
       space: (id) => this.#space(id),
+      files: fileKeeper,
       spacesHeld: () => this.registry.spaceIds(),
       spacesFor: async (did) => {
         const out: string[] = [];
@@ -141,7 +158,10 @@ export class MincaNode {
     this.#check();
     const peer = new Peer(this.#host, transport);
     this.#peers.add(peer);
-    peer.onEnd = () => this.#peers.delete(peer);
+    peer.onEnd = () => {
+      this.#peers.delete(peer);
+      this.fileKeeper.peerEnded(peer);
+    };
     return peer;
   }
 
@@ -181,6 +201,7 @@ export class MincaNode {
           }
           this.#mirrors.get(id)?.changed();
         });
+        const files = await this.fileKeeper.opened(space);
         const { mirrors, onError } = this.mirrorConfig;
         if (mirrors.length > 0) {
           const mirrored = {
@@ -189,6 +210,7 @@ export class MincaNode {
             key: space.entry.key,
             mayTakeIn: (v: Version) => space.mayTakeIn(v),
             takeIn: (v: readonly Version[]) => space.takeIn(v),
+            files: mirroredFiles(files, (listener) => this.fileKeeper.subscribe(id, listener)),
           };
           this.#mirrors.set(
             id,
@@ -228,6 +250,7 @@ export class MincaNode {
       if (!opening) return;
       this.#open.delete(id);
       const space = await opening;
+      await this.fileKeeper.closed(id);
       await this.#closeMirrors(id);
       await space.store.close();
     },
@@ -437,6 +460,33 @@ export class MincaNode {
       }
       return space.delete(collection, id);
     },
+    /**
+     * Seals `bytes` under a fresh key in 256 KiB chunks, kept in the space's store, and returns
+     * the {@link FileRef} to put anywhere in a record body. A body names at most 16 files.
+     */
+    addFile: async (
+      spaceId: string,
+      bytes: Uint8Array,
+      options: AddFileOptions = {},
+    ): Promise<FileRef> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).add(bytes, options);
+    },
+    /**
+     * The bytes of a file a record here names: from this node, else from connected peers one
+     * after another, else from the node's other sources (mirrors), checking every chunk. When
+     * nobody has it, it waits, asking again when records change, a peer connects, and every
+     * 15 s. Rejects `invalid_input` for a file no record here names or one that won't open as
+     * named, `closed` when the space closes, `aborted` on `signal`.
+     */
+    readFile: async (
+      spaceId: string,
+      ref: FileRef,
+      options: ReadFileOptions = {},
+    ): Promise<Uint8Array> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).read(ref, options);
+    },
     /** Calls `listener` after each change to the space's records. Returns the unsubscribe. */
     subscribe: async (
       spaceId: string,
@@ -462,6 +512,46 @@ export class MincaNode {
     }
   }
 
+  /**
+   * How much of each space's files this device fetches ahead (`ahead`, 5 MiB by default) and
+   * keeps (`keep`, 256 MiB), Infinity allowed. Kept in memory only: give them at each start.
+   * They reach every open space within a second.
+   */
+  async setFileLimits(limits: Partial<FileLimits>): Promise<void> {
+    this.#check();
+    this.fileKeeper.setLimits(limits);
+  }
+
+  /** Files as stores and mirrors see them: sealed bytes, checked against their ids. */
+  readonly files = {
+    /** Adds sources tried after peers, such as mirrors. Returns the removal. */
+    addSources: (provider: FileSourceProvider): (() => void) =>
+      this.fileKeeper.addSources(provider),
+    /** Ids of the files held whole in the space. */
+    whole: async (spaceId: string): Promise<string[]> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).whole();
+    },
+    /** Ids of the files the space's standing records name. */
+    named: async (spaceId: string): Promise<string[]> => {
+      const space = await this.#space(spaceId);
+      return [...(await (await this.fileKeeper.of(space)).named())];
+    },
+    /** A file's chunk list as stored, if held. */
+    list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).files.get(id)?.list?.bytes;
+    },
+    /** Sealed chunk `n` of a file, if held. */
+    chunk: async (spaceId: string, id: string, n: number): Promise<Uint8Array | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).files.chunk(id, n);
+    },
+    /** Calls `listener` when the files held whole or named in the space may have changed. */
+    subscribe: (spaceId: string, listener: (change: { space: string }) => void): (() => void) =>
+      this.fileKeeper.subscribe(spaceId, listener),
+  };
+
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -472,6 +562,7 @@ export class MincaNode {
     for (const opening of open) {
       const space = await opening.catch(() => undefined);
       if (!space) continue;
+      await this.fileKeeper.closed(space.id);
       await this.#closeMirrors(space.id);
       await space.store.close();
     }
