@@ -11,7 +11,7 @@ import {
 } from '@minca/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { folderPath, keyPath } from '../src/file-names.ts';
-import { frame } from '../src/frame.ts';
+import { frame, unframe } from '../src/frame.ts';
 import {
   directoryStores,
   folderStores,
@@ -158,6 +158,42 @@ describe('folderStores', () => {
     await wrong.close();
     const after = await tree(join(dir, 'pod'));
     expect(after).toEqual(pod);
+  });
+});
+
+describe('the folder’s files', () => {
+  it('are replaced atomically: a reader never sees one half-written', async () => {
+    const local = directoryStores(join(dir, 'local'), { sync: false });
+    const stores = folderStores(join(dir, 'pod'), { localKey: randomKey(), local, sync: false });
+    const registry = await stores.open('registry');
+    const big = (n: number) => new Uint8Array(256 * 1024).fill(n);
+    await registry.batch([{ key: 'space/x', value: big(0) }]);
+    const [file] = (await tree(join(dir, 'pod', 'registry', 'entries.d'))).filter((p) =>
+      p.endsWith('.minca'),
+    );
+    const path = join(dir, 'pod', 'registry', 'entries.d', file!);
+    let writing = true;
+    let reads = 0;
+    const reader = (async () => {
+      while (writing) {
+        const value = unframe(new Uint8Array(await readFile(path)));
+        // Sealed: the value plus its nonce and tag.
+        expect(value?.length).toBe(256 * 1024 + 40);
+        reads++;
+      }
+    })();
+    for (let n = 1; n <= 60; n++) {
+      await registry.batch([{ key: 'space/x', value: big(n) }]);
+      await stores.spaces.put('s/w/0000000001-0000000000000000', big(n));
+    }
+    writing = false;
+    await reader;
+    expect(reads).toBeGreaterThan(0);
+    expect((await registry.get('space/x'))?.[0]).toBe(60);
+    // No temp file is left behind.
+    expect((await tree(join(dir, 'pod'))).filter((p) => p.endsWith('.tmp'))).toEqual([]);
+    await registry.close?.();
+    await stores.close();
   });
 });
 
