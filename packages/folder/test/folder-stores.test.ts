@@ -7,9 +7,10 @@ import {
   hashId,
   isMincaError,
   type MincaError,
+  type MincaNode,
   randomKey,
 } from '@minca/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { folderPath, keyPath } from '../src/file-names.ts';
 import { frame, unframe } from '../src/frame.ts';
 import {
@@ -367,4 +368,66 @@ describe('reconcileFolder', () => {
     await daemon.close();
     await daemonStores.close();
   });
+});
+
+describe('folderStores’ timing', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** True once `check` is, trying for `ms` of real time (immediates stay real). */
+  async function settled(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (await check()) return true;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return check();
+  }
+
+  it('pushes 1 s after a change, and pulls when a space opens and every watchIntervalMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const localKey = randomKey();
+    const open = (name: string, watchIntervalMs?: number) =>
+      folderStores(join(dir, 'pod'), {
+        localKey,
+        local: directoryStores(join(dir, name), { sync: false }),
+        sync: false,
+        ...(watchIntervalMs !== undefined ? { watchIntervalMs } : {}),
+      });
+    const a = await createNode({ stores: open('a') });
+    const space = await a.spaces.create();
+    const first = await a.records.put(space.id, 'app.note', { n: 1 });
+    await vi.advanceTimersByTimeAsync(1000);
+    // Two more devices on the same folder: the default pull, and none.
+    const b = await createNode({ stores: open('b') });
+    const c = await createNode({ stores: open('c', 0) });
+    await b.spaces.open(space.id);
+    await c.spaces.open(space.id);
+    // Both pull when the space opens.
+    const has = (node: MincaNode, id: string) => async () =>
+      (await node.records.get(space.id, 'app.note', id)) !== undefined;
+    expect(await settled(has(b, first.id), 10_000)).toBe(true);
+    expect(await settled(has(c, first.id), 10_000)).toBe(true);
+
+    const second = await a.records.put(space.id, 'app.note', { n: 2 });
+    const segments = async () => (await segmentFiles()).length;
+    const before = await segments();
+    await vi.advanceTimersByTimeAsync(900);
+    expect(await settled(async () => (await segments()) > before, 200)).toBe(false);
+    await vi.advanceTimersByTimeAsync(100); // a pushes
+    expect(await settled(async () => (await segments()) > before, 10_000)).toBe(true);
+    await vi.advanceTimersByTimeAsync(2000); // b pulls on its period
+    expect(await settled(has(b, second.id), 10_000)).toBe(true);
+    await vi.advanceTimersByTimeAsync(10_000); // c never does
+    expect(await settled(has(c, second.id), 200)).toBe(false);
+    await c.spaces.syncMirrors(space.id);
+    expect(await has(c, second.id)()).toBe(true);
+    for (const node of [a, b, c]) await node.close();
+  });
+
+  /** The segment files in the folder. */
+  async function segmentFiles(): Promise<string[]> {
+    return (await tree(join(dir, 'pod', 'spaces'))).filter((p) => p.endsWith('.minca'));
+  }
 });
