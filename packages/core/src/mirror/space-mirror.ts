@@ -125,6 +125,8 @@ export class SpaceMirror {
   #filesInMirror: Map<string, boolean> | undefined;
   #filesDirty = true;
   #unsubscribeFiles: (() => void) | undefined;
+  /** Encoded sizes of versions this mirror packed or read, so a compaction can tell its gain. */
+  readonly #sizes = new Map<string, number>();
   #queue: Promise<void> = Promise.resolve();
   #pushTimer: unknown;
   #pullTimer: unknown;
@@ -192,7 +194,7 @@ export class SpaceMirror {
     });
   }
 
-  /** Pushes what is left, then stops. The state store is closed by the caller. */
+  /** Pushes what is left, then stops and closes the state store. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -307,7 +309,10 @@ export class SpaceMirror {
       this.counts.segmentsRead++;
       try {
         const versions = await this.#verify(name, bytes);
-        for (const v of versions) pending.set(v.id, v);
+        for (const v of versions) {
+          pending.set(v.id, v);
+          this.#sizes.set(v.id, v.bytes.length);
+        }
         found.push({ name, ids: versions.map((v) => v.id) });
       } catch (error) {
         const e = asMincaError(error, `reading segment ${name.key}`);
@@ -453,19 +458,19 @@ export class SpaceMirror {
   async #write(ids: readonly string[]): Promise<string[]> {
     const target = this.options.segmentBytes ?? SEGMENT_BYTES;
     const written: string[] = [];
-    let packs: Version[][] = [];
-    let pack: Version[] = [];
+    let packs: Array<Array<[string, Uint8Array]>> = [];
+    let pack: Array<[string, Uint8Array]> = [];
     let size = 0;
     const flush = async () => {
       if (packs.length === 0) return;
       const first = await this.state.reserve(packs.length);
       const segments = packs.map((versions, i) => ({
-        ids: versions.map((v) => v.id),
+        ids: versions.map(([id]) => id),
         ...encodeSegment({
           space: this.space.id,
           writer: this.state.writer,
           counter: first + i,
-          versions: versions.map((v) => v.bytes),
+          versions: versions.map(([, bytes]) => bytes),
         }),
       }));
       packs = [];
@@ -481,17 +486,19 @@ export class SpaceMirror {
       written.push(...segments.map((s) => s.key));
     };
     for (let i = 0; i < ids.length; i += READ_WINDOW) {
-      const versions = await this.space.store.getVersions(ids.slice(i, i + READ_WINDOW));
-      for (const v of versions) {
-        if (!v) continue;
-        if (pack.length > 0 && size + v.bytes.length > target) {
+      const window = ids.slice(i, i + READ_WINDOW);
+      const bodies = await this.space.store.getVersionBytes(window);
+      for (const [j, bytes] of bodies.entries()) {
+        if (!bytes) continue;
+        this.#sizes.set(window[j]!, bytes.length);
+        if (pack.length > 0 && size + bytes.length > target) {
           packs.push(pack);
           pack = [];
           size = 0;
           if (packs.length >= WRITE_WINDOW) await flush();
         }
-        pack.push(v);
-        size += v.bytes.length;
+        pack.push([window[j]!, bytes]);
+        size += bytes.length;
       }
     }
     if (pack.length > 0) packs.push(pack);
@@ -541,20 +548,26 @@ export class SpaceMirror {
     this.counts.compactions++;
   }
 
-  /** How many segments `ids` would pack into. */
+  /** How many segments `ids` would pack into: from sizes seen, reading only the others. */
   async #packCount(ids: readonly string[]): Promise<number> {
     const target = this.options.segmentBytes ?? SEGMENT_BYTES;
+    const unseen = ids.filter((id) => !this.#sizes.has(id));
+    for (let i = 0; i < unseen.length; i += READ_WINDOW) {
+      const window = unseen.slice(i, i + READ_WINDOW);
+      const bodies = await this.space.store.getVersionBytes(window);
+      for (const [j, bytes] of bodies.entries())
+        if (bytes) this.#sizes.set(window[j]!, bytes.length);
+    }
     let count = 0;
     let size = 0;
-    for (let i = 0; i < ids.length; i += READ_WINDOW) {
-      for (const v of await this.space.store.getVersions(ids.slice(i, i + READ_WINDOW))) {
-        if (!v) continue;
-        if (size > 0 && size + v.bytes.length > target) {
-          count++;
-          size = 0;
-        }
-        size += v.bytes.length;
+    for (const id of ids) {
+      const length = this.#sizes.get(id);
+      if (length === undefined) continue;
+      if (size > 0 && size + length > target) {
+        count++;
+        size = 0;
       }
+      size += length;
     }
     return count + (size > 0 ? 1 : 0);
   }
