@@ -498,6 +498,21 @@ export class MincaNode {
   };
 
   /**
+   * Reads the registry and the open spaces' stores again (all of them, or those of `spaceIds`),
+   * after another process wrote them: a data folder's daemon finds a command's writes so
+   * (spec 05 §14.7). Listeners hear of records that changed.
+   */
+  async invalidate(spaceIds?: readonly string[]): Promise<void> {
+    this.#check();
+    await this.registry.invalidate();
+    for (const [id, opening] of this.#open) {
+      if (spaceIds && !spaceIds.includes(id)) continue;
+      const space = await opening.catch(() => undefined);
+      await space?.reload();
+    }
+  }
+
+  /**
    * How much of each space's files this device fetches ahead (`ahead`, 5 MiB by default) and
    * keeps (`keep`, 256 MiB), Infinity allowed. Kept in memory only: give them at each start.
    * They reach every open space within a second.
