@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createNode, type MincaNode } from '@minca/core';
 import { directoryStores } from '@minca/folder';
 import { type Account, loadAccount, localStateDir } from './account.js';
+import { markChanged } from './changes.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
 import { createOutput, type Output } from './output.js';
 
@@ -60,15 +61,20 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
   };
 }
 
-/** Runs `use` with the account's node, closing it after, however `use` ends. */
+/**
+ * Runs `use` with the account's node, closing it after, however `use` ends. With `writes`, a
+ * running daemon is told to reload the stores.
+ */
 export async function withNode<T>(
   context: Context,
   use: (an: AccountNode) => Promise<T>,
+  options: { writes?: boolean } = {},
 ): Promise<T> {
   const opened = await openAccountNode(context);
   try {
     return await use(opened);
   } finally {
     await opened.close();
+    if (options.writes) await markChanged(opened.local);
   }
 }

@@ -120,7 +120,9 @@ export async function waitForSync(
       if (key !== lastKey) settledSince = Date.now();
       lastKey = key;
       const quietFor = Date.now() - (settledSince ?? Date.now());
-      if ((allLevel && quietFor >= 300) || (allSynced && quietFor >= 3_000)) return states;
+      // No shared space may only mean the peer is still reading our credentials: wait longer.
+      const enough = states.length === 0 ? 2_000 : allLevel ? 300 : 3_000;
+      if ((allLevel || allSynced) && quietFor >= enough) return states;
     }
     if (Date.now() > deadline) {
       const missing = links.filter((l) => !l.peer()?.did);

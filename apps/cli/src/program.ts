@@ -1,6 +1,7 @@
 /** The `minca` command line: every command and its options (commander). */
 import { Command, CommanderError } from 'commander';
 import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
+import { daemon } from './commands/daemon.js';
 import { serve, subscriptionAdd, subscriptionList, subscriptionRemove } from './commands/host.js';
 import { init } from './commands/init.js';
 import { get, list, put, remove } from './commands/records.js';
@@ -104,6 +105,18 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .description('sync every shared space with peers until level, then stop')
     .option('--timeout <s>', 'give up after this many seconds (default 60)')
     .action(action((c, urls: string[], o: { timeout?: string }) => sync(c, urls, o)));
+
+  program
+    .command('daemon')
+    .description('stay up: sync every space with its peers, reloading what commands write')
+    .option(
+      '--peer <url>',
+      'a peer to sync with (repeatable; env MINCA_PEERS, config peers)',
+      collect,
+    )
+    .option('--listen <port>', 'also serve this account to peers on a port (env MINCA_LISTEN)')
+    .option('--bind <address>', 'address to listen on (default 127.0.0.1)')
+    .action(action((c, o: { peer?: string[]; listen?: string; bind?: string }) => daemon(c, o)));
 
   const serveOptions = (command: Command, kind: 'host' | 'carrier') =>
     command

@@ -5,6 +5,8 @@ import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
 import { table } from '../output.js';
 
+const WRITES = { writes: true };
+
 const summary = (r: MincaRecord) => ({
   id: r.id,
   collection: r.collection,
@@ -24,8 +26,10 @@ export async function put(
   options: { id?: string },
 ): Promise<void> {
   const body = await readBody(bodyArg);
-  const record = await withNode(context, ({ node }) =>
-    node.records.put(space, collection, body, options.id ? { id: options.id } : {}),
+  const record = await withNode(
+    context,
+    ({ node }) => node.records.put(space, collection, body, options.id ? { id: options.id } : {}),
+    WRITES,
   );
   context.out.result(summary(record), () => record.id);
 }
@@ -83,7 +87,11 @@ export async function remove(
   collection: string,
   id: string,
 ): Promise<void> {
-  const deleted = await withNode(context, ({ node }) => node.records.delete(space, collection, id));
+  const deleted = await withNode(
+    context,
+    ({ node }) => node.records.delete(space, collection, id),
+    WRITES,
+  );
   if (!deleted) throw new CliError(EXIT.notFound, `no record ${id} stands in ${collection}`);
   context.out.result({ deleted: id }, () => `deleted ${id}`);
 }

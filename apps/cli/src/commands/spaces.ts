@@ -4,8 +4,10 @@ import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
 import { table } from '../output.js';
 
+const WRITES = { writes: true };
+
 export async function spaceCreate(context: Context): Promise<void> {
-  const info = await withNode(context, ({ node }) => node.spaces.create());
+  const info = await withNode(context, ({ node }) => node.spaces.create(), WRITES);
   context.out.result(info, () => info.id);
 }
 
@@ -45,8 +47,10 @@ export async function spaceInvite(
   if (!ROLES.includes(role)) {
     throw new CliError(EXIT.usage, `--role is one of ${ROLES.join(', ')}, not ${role}`);
   }
-  const code = await withNode(context, ({ node }) =>
-    node.spaces.invite(space, { role: role as Role }),
+  const code = await withNode(
+    context,
+    ({ node }) => node.spaces.invite(space, { role: role as Role }),
+    WRITES,
   );
   if (!context.out.json) {
     context.out.note(
@@ -57,7 +61,7 @@ export async function spaceInvite(
 }
 
 export async function spaceJoin(context: Context, code: string): Promise<void> {
-  const info = await withNode(context, ({ node }) => node.spaces.join(code.trim()));
+  const info = await withNode(context, ({ node }) => node.spaces.join(code.trim()), WRITES);
   if (!context.out.json)
     context.out.note('Joined. Sync with a peer to get its records: `minca sync <url>`.');
   context.out.result(info, () => info.id);

@@ -35,14 +35,18 @@ export async function sync(
     throw new CliError(EXIT.usage, 'no peer to sync with: give a URL, or set peers in the config');
   }
   const timeoutMs = timeoutOf(context, options.timeout);
-  const states = await withNode(context, async ({ node }) => {
-    const links = peers.map((url) => linkTo(node, url));
-    try {
-      return await waitForSync(node, links, { timeoutMs });
-    } finally {
-      for (const link of links) link.close();
-    }
-  });
+  const states = await withNode(
+    context,
+    async ({ node }) => {
+      const links = peers.map((url) => linkTo(node, url));
+      try {
+        return await waitForSync(node, links, { timeoutMs });
+      } finally {
+        for (const link of links) link.close();
+      }
+    },
+    { writes: true },
+  );
   context.out.result(states, () =>
     states.length === 0 ? 'connected; no space is shared with these peers' : stateTable(states),
   );
