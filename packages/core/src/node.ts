@@ -533,6 +533,21 @@ export class MincaNode {
       this.fileKeeper.subscribe(spaceId, listener),
   };
 
+  /**
+   * Reads the registry and the open spaces' stores again (all of them, or those of `spaceIds`),
+   * after another process wrote them: a data folder's daemon finds a command's writes so
+   * (spec 05 §14.7). Listeners hear of records that changed.
+   */
+  async invalidate(spaceIds?: readonly string[]): Promise<void> {
+    this.#check();
+    await this.registry.invalidate();
+    for (const [id, opening] of this.#open) {
+      if (spaceIds && !spaceIds.includes(id)) continue;
+      const space = await opening.catch(() => undefined);
+      await space?.reload();
+    }
+  }
+
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
