@@ -5,8 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { SigningKey } from '@minca/core';
 import { CliError, EXIT } from './cli-error.js';
 
@@ -19,20 +18,19 @@ export interface Account {
   did: string;
   /** The home folder, absolute. */
   home: string;
-  /** A data folder holding the account, when it lives in one. */
-  folder?: string;
+  /** True when the home is a data folder: the registry and spaces live in it too. */
+  folder?: boolean;
   created: number;
 }
 
 /**
- * This device's local state for an account: `$MINCA_LOCAL` or `~/.local/state/minca`, then the
- * first 16 hex of SHA-256 of the home's path, then the account id. The stores are `stores/` in
- * it and writer keys `writer-keys/` beside.
+ * The key an account's data folder seals its registry under: derived from the account key, so
+ * whoever holds the folder with its key opens it, and nobody else.
  */
-export function localStateDir(home: string, accountId: string, env: NodeJS.ProcessEnv): string {
-  const base = env.MINCA_LOCAL ? resolve(env.MINCA_LOCAL) : join(homedir(), '.local/state/minca');
-  const homeHash = createHash('sha256').update(resolve(home)).digest('hex').slice(0, 16);
-  return join(base, homeHash, accountId);
+export function folderKey(key: SigningKey): Uint8Array {
+  return new Uint8Array(
+    createHash('sha256').update('minca/cli/folder-key/v1').update(key.exportSecret()).digest(),
+  );
 }
 
 /** Writes a file whole: `<name>.<random>.tmp` with `mode`, flushed, renamed into place. */
@@ -51,7 +49,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
 /** Makes a new account in `home`; refuses when one is there. */
 export async function createAccount(
   home: string,
-  options: { folder?: string } = {},
+  options: { folder?: boolean } = {},
 ): Promise<{ account: Account; key: SigningKey }> {
   await mkdir(home, { recursive: true, mode: 0o700 });
   if (await exists(join(home, ACCOUNT_FILE))) {
@@ -65,7 +63,7 @@ export async function createAccount(
     id: randomBytes(8).toString('hex'),
     did: key.did,
     home,
-    ...(options.folder ? { folder: resolve(options.folder) } : {}),
+    ...(options.folder ? { folder: true } : {}),
     created: Date.now(),
   };
   // The key first: an account file always has its key.

@@ -2,10 +2,16 @@
  * What every command starts from: its settings (flags, env, config file), its output, and, for
  * those that need one, the account's node over this device's stores.
  */
-import { join } from 'node:path';
-import { createNode, type MincaNode } from '@minca/core';
-import { directoryStores } from '@minca/folder';
-import { type Account, loadAccount, localStateDir } from './account.js';
+import { createNode, isMincaError, type MincaNode } from '@minca/core';
+import {
+  type DirectoryStorageAdapter,
+  type DirectoryStoreFactory,
+  directoryStores,
+  folderStores,
+  localStatePaths,
+  reconcileFolder,
+} from '@minca/folder';
+import { type Account, folderKey, loadAccount } from './account.js';
 import { markChanged } from './changes.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
 import { createOutput, type Output } from './output.js';
@@ -41,24 +47,79 @@ export interface AccountNode {
   node: MincaNode;
   /** This device's local state for the account. */
   local: string;
+  /**
+   * Reads again what another process (a command, beside the daemon) wrote to the stores, and
+   * has the node take it in. Gives the ids of the spaces that changed.
+   */
+  reload(): Promise<string[]>;
   close(): Promise<void>;
 }
 
-/** Opens the account's node over this device's stores (`<local state>/stores`). */
-export async function openAccountNode(context: Context): Promise<AccountNode> {
-  const { account, key } = await loadAccount(context.home);
-  const local = localStateDir(context.home, account.id, context.env);
-  const stores = directoryStores(join(local, 'stores'));
-  const node = await createNode({ stores, key });
-  return {
-    account,
-    node,
-    local,
-    async close() {
-      await node.close();
-      await stores.close?.();
+const SPACE_STORE = /^spaces\/([^/]+)$/;
+
+/** Directory stores that remember what they opened, so all of it can be read again. */
+function reloadable(factory: DirectoryStoreFactory) {
+  const opened = new Map<string, DirectoryStorageAdapter>();
+  const stores: DirectoryStoreFactory = {
+    ...factory,
+    async open(path) {
+      const adapter = await factory.open(path);
+      opened.set(path, adapter);
+      return adapter;
     },
   };
+  const reload = async (): Promise<string[]> => {
+    const changed: string[] = [];
+    for (const [path, adapter] of opened) {
+      // A store the node closed since is read afresh when it opens again.
+      const reloaded = await adapter.reload().catch((error) => {
+        if (isMincaError(error, 'closed')) return false;
+        throw error;
+      });
+      if (reloaded) changed.push(path);
+    }
+    return changed;
+  };
+  return { stores, reload };
+}
+
+/**
+ * Opens the account's node. Its stores are this device's (`<local state>/stores`); for an
+ * account in a data folder, the registry and the spaces' segments are in the folder too.
+ */
+export async function openAccountNode(context: Context): Promise<AccountNode> {
+  const { account, key } = await loadAccount(context.home);
+  const paths = await localStatePaths({
+    home: context.home,
+    accountId: account.id,
+    env: context.env,
+  });
+  const local = reloadable(directoryStores(paths.stores));
+  let close: () => Promise<void>;
+  let node: MincaNode;
+  let reload: () => Promise<string[]>;
+  if (account.folder) {
+    const stores = folderStores(context.home, { localKey: folderKey(key), local: local.stores });
+    node = await createNode({ stores, key });
+    reload = () => reconcileFolder(node, stores);
+    close = async () => {
+      await node.close();
+      await stores.close();
+      await local.stores.close?.();
+    };
+  } else {
+    node = await createNode({ stores: local.stores, key });
+    reload = async () => {
+      const spaces = (await local.reload()).flatMap((path) => SPACE_STORE.exec(path)?.[1] ?? []);
+      await node.invalidate(spaces);
+      return spaces;
+    };
+    close = async () => {
+      await node.close();
+      await local.stores.close?.();
+    };
+  }
+  return { account, node, local: paths.account, reload, close };
 }
 
 /**

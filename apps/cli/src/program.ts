@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
 import { daemon } from './commands/daemon.js';
+import { fileAdd, fileRead } from './commands/files.js';
 import { serve, subscriptionAdd, subscriptionList, subscriptionRemove } from './commands/host.js';
 import { init } from './commands/init.js';
 import { get, list, put, remove } from './commands/records.js';
@@ -99,6 +100,26 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('delete <space> <collection> <id>')
     .description('delete a record')
     .action(action((c, s: string, col: string, id: string) => remove(c, s, col, id)));
+
+  const file = program.command('file').description('files: add one to a space, read one back');
+  file
+    .command('add <space> <path>')
+    .description('add a file, and a record naming it (prints the record id)')
+    .option('--collection <name>', 'collection of the record naming it', 'app.file')
+    .option('--mime <type>', 'its media type')
+    .option('--name <name>', 'its name (default: the file name)')
+    .action(action((c, s: string, path: string, o) => fileAdd(c, s, path, o)));
+  file
+    .command('read <space> <collection> <id>')
+    .description('read the file a record names, fetching it from peers if needed')
+    .option('--out <path>', 'where to write it (default: its name; - for stdout)')
+    .option(
+      '--peer <url>',
+      'a peer to fetch from (repeatable; env MINCA_PEERS, config peers)',
+      collect,
+    )
+    .option('--timeout <s>', 'give up after this many seconds (default 60)')
+    .action(action((c, s: string, col: string, id: string, o) => fileRead(c, s, col, id, o)));
 
   program
     .command('sync [url...]')

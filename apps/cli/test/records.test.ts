@@ -90,4 +90,22 @@ describe('minca, on one device', () => {
     const left = await mincaJson<unknown[]>(home.dir, ['list', space, 'app.post']);
     expect(left).toHaveLength(1);
   });
+
+  it('init --folder makes the account in a data folder, its registry sealed there', async () => {
+    const pod = join(home.dir, 'pod');
+    const made = await mincaJson<{ home: string; folder: boolean }>(home.dir, [
+      'init',
+      '--folder',
+      pod,
+    ]);
+    expect(made).toEqual(expect.objectContaining({ home: pod, folder: true }));
+    const space = (await mincaJson<{ id: string }>(home.dir, ['--home', pod, 'space', 'create']))
+      .id;
+    await mincaJson(home.dir, ['--home', pod, 'put', space, 'app.note', '{"n":1}']);
+    const listed = await mincaJson<unknown[]>(home.dir, ['--home', pod, 'list', space, 'app.note']);
+    expect(listed).toHaveLength(1);
+    expect(await readdir(pod)).toEqual(
+      expect.arrayContaining(['account.json', 'account.key', 'registry']),
+    );
+  });
 });

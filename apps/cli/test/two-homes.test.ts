@@ -1,6 +1,9 @@
 // Two people, two homes (HOME=a, HOME=b), separate `minca` processes on 127.0.0.1: A's daemon
 // serves its account; B joins with A's invite and syncs with it; the daemon reloads what A's
 // commands write while it runs.
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minca, mincaJson, type Running, startMinca, tempHome } from './minca.ts';
 
@@ -58,6 +61,42 @@ describe('two homes', () => {
       'a2',
       'b1',
     ]);
+
+    // A file added beside the daemon is read on B, fetched from A through the daemon.
+    const bytes = randomBytes(3 * 1024 * 1024 + 5);
+    await writeFile(join(a, 'photo.bin'), bytes);
+    const added = await mincaJson<{ record: string; file: string }>(a, [
+      'file',
+      'add',
+      space,
+      join(a, 'photo.bin'),
+    ]);
+    let read: { size: number } | undefined;
+    for (let i = 0; i < 20 && !read; i++) {
+      await mincaJson(b, ['sync', url, '--timeout', '30']);
+      const got = await minca(b, [
+        '--json',
+        'file',
+        'read',
+        space,
+        'app.file',
+        added.record,
+        '--out',
+        join(b, 'photo.bin'),
+        '--peer',
+        url,
+        '--timeout',
+        '20',
+      ]);
+      if (got.code === 0) read = JSON.parse(got.stdout);
+      else expect(got.code).toBe(4); // the record has not arrived yet
+    }
+    expect(read?.size).toBe(bytes.length);
+    expect(Buffer.compare(await readFile(join(b, 'photo.bin')), bytes)).toBe(0);
+    // The record shows the file, never its key.
+    const shown = await minca(b, ['get', space, 'app.file', added.record]);
+    expect(JSON.parse(shown.stdout).file).toEqual(expect.objectContaining({ $file: added.file }));
+    expect(JSON.parse(shown.stdout).file.key).toBeUndefined();
 
     // A's status, from the daemon, shows DIDs and never the key.
     const status = await minca(a, ['status']);

@@ -545,6 +545,7 @@ export class MincaNode {
       if (spaceIds && !spaceIds.includes(id)) continue;
       const space = await opening.catch(() => undefined);
       await space?.reload();
+      if (space) await this.fileKeeper.reloaded(id);
     }
   }
 

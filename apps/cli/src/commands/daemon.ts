@@ -1,7 +1,9 @@
 /**
- * `minca daemon`: stays up, syncing every space of the account with its peers. Commands write
- * the same stores; when one has (`<local>/changed`, checked every 2 s), the daemon reloads: it
- * closes its node and opens it again over the stores, and its peers reconnect.
+ * `minca daemon`: stays up, syncing every space of the account with its peers (and mirrors).
+ * Commands write the same stores; when one has (`<local>/changed`, checked every 2 s), the
+ * daemon reads them again (`reconcileFolder` for a data folder, the directory stores' reload
+ * and `node.invalidate` otherwise), so peers hear of the new records. A space new to the
+ * account restarts the node, so every peer is offered it.
  */
 import { lastChanged } from '../changes.js';
 import { CliError, EXIT } from '../cli-error.js';
@@ -125,8 +127,15 @@ export async function daemon(
     const changed = await lastChanged(local);
     if (changed > seen) {
       seen = changed;
-      await stop(running);
-      running = await start(context, peers, listen);
+      await running.opened.reload();
+      // A space a command created or joined is offered to the peers, who reconnect for it.
+      const known = new Set(spaces);
+      const now = await running.opened.node.spaces.list();
+      if (now.some((id) => !known.has(id))) {
+        spaces.splice(0, spaces.length, ...now);
+        await stop(running);
+        running = await start(context, peers, listen);
+      }
     }
     await writeDaemonState(local, await state(running));
   };

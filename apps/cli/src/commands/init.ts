@@ -1,37 +1,35 @@
-/** `minca init`: an account in a home folder, optionally kept in a data folder. */
-import { join } from 'node:path';
-import { createAccount, localStateDir } from '../account.js';
-import type { Context } from '../context.js';
-import { openAccountNode } from '../context.js';
+/**
+ * `minca init`: an account in the home folder, or, with `--folder <dir>`, in a data folder that
+ * then is the home: the registry and the spaces live in it, so it carries the whole account.
+ */
+import { resolve } from 'node:path';
+import { createAccount } from '../account.js';
+import { type Context, openAccountNode } from '../context.js';
 import { table } from '../output.js';
 
 export async function init(context: Context, options: { folder?: string }): Promise<void> {
-  const { account } = await createAccount(context.home, options);
-  // Opening the node once lays out the local state, so the first command finds it.
-  const opened = await openAccountNode(context);
+  const home = options.folder ? resolve(options.folder) : context.home;
+  const here = { ...context, home };
+  const { account } = await createAccount(home, { folder: options.folder !== undefined });
+  // Opening the node once lays out the stores, so the first command finds them.
+  const opened = await openAccountNode(here);
   await opened.close();
-  const local = localStateDir(context.home, account.id, context.env);
-  context.out.result(
-    {
-      did: account.did,
-      account: account.id,
-      home: account.home,
-      local,
-      folder: account.folder ?? null,
-    },
-    () =>
-      table(
-        ['', ''],
-        [
-          ['account', account.id],
-          ['did', account.did],
-          ['home', account.home],
-          ['local state', join(local, 'stores')],
-          ...(account.folder ? [['data folder', account.folder]] : []),
-        ],
-      )
-        .split('\n')
-        .slice(1)
-        .join('\n'),
-  );
+  const value = {
+    did: account.did,
+    account: account.id,
+    home,
+    local: opened.local,
+    folder: account.folder === true,
+  };
+  context.out.result(value, () => {
+    const rows = [
+      ['account', account.id],
+      ['did', account.did],
+      [account.folder ? 'data folder' : 'home', home],
+      ['local state', opened.local],
+    ];
+    const lines = table(['', ''], rows).split('\n').slice(1);
+    if (account.folder) lines.push('', `use it with --home ${home} (or MINCA_HOME)`);
+    return lines.join('\n');
+  });
 }

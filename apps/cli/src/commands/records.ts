@@ -4,6 +4,7 @@ import { readBody } from '../body-input.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
 import { table } from '../output.js';
+import { withoutKeys } from './files.js';
 
 const WRITES = { writes: true };
 
@@ -15,7 +16,7 @@ const summary = (r: MincaRecord) => ({
   author: r.author,
   files: r.files,
   conflicts: r.conflicts,
-  body: r.body,
+  body: withoutKeys(r.body),
 });
 
 export async function put(
@@ -42,7 +43,7 @@ export async function get(
 ): Promise<void> {
   const record = await withNode(context, ({ node }) => node.records.get(space, collection, id));
   if (!record) throw new CliError(EXIT.notFound, `no record ${id} stands in ${collection}`);
-  context.out.result(summary(record), () => JSON.stringify(record.body, null, 2));
+  context.out.result(summary(record), () => JSON.stringify(withoutKeys(record.body), null, 2));
 }
 
 export async function list(
@@ -69,7 +70,7 @@ export async function list(
     table(
       ['id', 'written', 'author', 'body'],
       records.map((r) => {
-        const body = JSON.stringify(r.body);
+        const body = JSON.stringify(withoutKeys(r.body));
         return [
           r.id,
           new Date(r.timestamp).toISOString(),
