@@ -146,7 +146,14 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       .option(
         '--data <dir>',
         `where it keeps its stores (env MINCA_${kind.toUpperCase()}_DATA; default <home>/${kind})`,
-      );
+      )
+      .option('--s3-endpoint <url>', 'mirror to this S3-compatible service (env MINCA_S3_ENDPOINT)')
+      .option(
+        '--s3-bucket <name>',
+        'the bucket (env MINCA_S3_BUCKET); keys: MINCA_S3_ACCESS_KEY_ID, MINCA_S3_SECRET_ACCESS_KEY',
+      )
+      .option('--s3-prefix <prefix>', 'keep everything under this prefix in the bucket')
+      .option('--s3-region <region>', 'SigV4 region (default auto)');
 
   const host = serveOptions(
     program

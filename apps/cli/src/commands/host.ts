@@ -8,10 +8,11 @@ import { CliError, EXIT } from '../cli-error.js';
 import { parseBytes } from '../config.js';
 import type { Context } from '../context.js';
 import { openHostNode, openHostStores } from '../host/host-node.js';
+import { type S3Flags, s3Mirror } from '../host/s3-mirror.js';
 import { serveNode } from '../host/serve.js';
 import { formatBytes, table } from '../output.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends S3Flags {
   port?: string;
   bind?: string;
   data?: string;
@@ -42,7 +43,12 @@ export async function serve(
   const bind =
     settings.string({ flag: options.bind, env: 'MINCA_BIND', file: `${kind}.bind` }) ?? '127.0.0.1';
   const data = dataDir(context, options.data, kind);
-  const host = await openHostNode(data, { fetchFiles: 'all' });
+  const mirror = s3Mirror(settings, kind, options);
+  const host = await openHostNode(data, {
+    ...(mirror ? { mirror } : {}),
+    // Never the signed URL or a key: the error's own message, which the blob store keeps clean.
+    onMirrorError: (error) => context.out.note(`mirror: ${(error as Error).message ?? error}`),
+  });
   let served: Awaited<ReturnType<typeof serveNode>>;
   try {
     served = await serveNode(host.node, { bind, port });
@@ -54,10 +60,15 @@ export async function serve(
         : (cause as Error).message;
     throw new CliError(EXIT.unavailable, `cannot listen on ${bind}:${port}: ${why}`, { cause });
   }
-  context.out.result({ kind, url: served.url, did: host.node.did, data: host.data }, () =>
-    [`minca ${kind} listening on ${served.url}`, `did  ${host.node.did}`, `data ${host.data}`].join(
-      '\n',
-    ),
+  context.out.result(
+    { kind, url: served.url, did: host.node.did, data: host.data, mirror: mirror !== undefined },
+    () =>
+      [
+        `minca ${kind} listening on ${served.url}`,
+        `did    ${host.node.did}`,
+        `data   ${host.data}`,
+        `mirror ${mirror ? 'S3 bucket' : 'none'}`,
+      ].join('\n'),
   );
   await new Promise<void>((resolve) => {
     const stop = () => {

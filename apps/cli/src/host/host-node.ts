@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createNode, type MincaNode, SigningKey } from '@minca/core';
+import { type BlobStore, createNode, type MincaNode, SigningKey } from '@minca/core';
 import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../account.js';
@@ -57,13 +57,19 @@ export async function openHostStores(
 /** Opens a host's node over its data folder. */
 export async function openHostNode(
   dataDir: string,
-  options: { fetchFiles?: 'all' } = {},
+  options: { mirror?: BlobStore; onMirrorError?: (error: unknown) => void } = {},
 ): Promise<HostNode> {
   const data = resolve(dataDir);
   const { db, stores, subscriptions } = await openHostStores(data);
   const key = await hostKey(data);
-  void options;
-  const node = await createNode({ stores, key });
+  // A host or carrier fetches and keeps every file its spaces name, and mirrors to its bucket.
+  const node = await createNode({
+    stores,
+    key,
+    fetchFiles: 'all',
+    ...(options.mirror ? { mirrors: [options.mirror] } : {}),
+    ...(options.onMirrorError ? { onMirrorError: options.onMirrorError } : {}),
+  });
   return {
     data,
     node,
