@@ -12,6 +12,7 @@ import {
   reconcileFolder,
 } from '@minca/folder';
 import { type Account, folderKey, loadAccount } from './account.js';
+import { openSlotNode, syncInProcess } from './agent-slot.js';
 import { markChanged } from './changes.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
 import { createOutput, type Output } from './output.js';
@@ -21,6 +22,7 @@ export interface GlobalOptions {
   home?: string;
   config?: string;
   json?: boolean;
+  agent?: string;
 }
 
 export interface Context {
@@ -28,6 +30,8 @@ export interface Context {
   settings: Settings;
   out: Output;
   env: NodeJS.ProcessEnv;
+  /** The agent slot commands run as (`--agent`, `MINCA_AGENT`), if any. */
+  agent?: string;
 }
 
 export function createContext(options: GlobalOptions, env: NodeJS.ProcessEnv): Context {
@@ -38,7 +42,8 @@ export function createContext(options: GlobalOptions, env: NodeJS.ProcessEnv): C
     env: 'MINCA_JSON',
     file: 'json',
   });
-  return { home, settings, out: createOutput(json), env };
+  const agent = options.agent ?? (env.MINCA_AGENT || undefined);
+  return { home, settings, out: createOutput(json), env, ...(agent ? { agent } : {}) };
 }
 
 /** An account's node, open; `close()` closes it and its stores. */
@@ -88,6 +93,7 @@ function reloadable(factory: DirectoryStoreFactory) {
  * account in a data folder, the registry and the spaces' segments are in the folder too.
  */
 export async function openAccountNode(context: Context): Promise<AccountNode> {
+  if (context.agent) return openAsAgent(context, context.agent);
   const { account, key } = await loadAccount(context.home);
   const paths = await localStatePaths({
     home: context.home,
@@ -120,6 +126,35 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
     };
   }
   return { account, node, local: paths.account, reload, close };
+}
+
+/**
+ * The node of agent slot `slot`, signing as its own key. Closing it first syncs the slot with
+ * the account's stores, in this process, so what the agent wrote reaches the account.
+ */
+async function openAsAgent(context: Context, slot: string): Promise<AccountNode> {
+  const { agent: _agent, ...asAccount } = context;
+  const account = await openAccountNode(asAccount);
+  try {
+    const agent = await openSlotNode(context.home, slot);
+    await syncInProcess(account.node, agent.node);
+    return {
+      ...account,
+      node: agent.node,
+      reload: async () => [],
+      async close() {
+        try {
+          await syncInProcess(account.node, agent.node);
+        } finally {
+          await agent.close();
+          await account.close();
+        }
+      },
+    };
+  } catch (error) {
+    await account.close();
+    throw error;
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The `minca` command line: every command and its options (commander). */
 import { Command, CommanderError } from 'commander';
 import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
+import { agentEnd, agentList, agentStart } from './commands/agent.js';
 import { daemon } from './commands/daemon.js';
 import { fileAdd, fileRead } from './commands/files.js';
 import { serve, subscriptionAdd, subscriptionList, subscriptionRemove } from './commands/host.js';
@@ -20,6 +21,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--home <dir>', 'the account home (env MINCA_HOME; default ~/.minca)')
     .option('--config <file>', 'config file (env MINCA_CONFIG; default <home>/config.json)')
     .option('--json', 'print JSON for scripts (env MINCA_JSON=1)')
+    .option('--agent <slot>', 'run as an agent slot (env MINCA_AGENT): see minca agent')
     .showHelpAfterError('(run minca help for every command)')
     .exitOverride();
 
@@ -126,6 +128,25 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .description('sync every shared space with peers until level, then stop')
     .option('--timeout <s>', 'give up after this many seconds (default 60)')
     .action(action((c, urls: string[], o: { timeout?: string }) => sync(c, urls, o)));
+
+  const agent = program
+    .command('agent')
+    .description('agent sessions: each a slot with its own key and stores, under <home>/agent');
+  agent
+    .command('start')
+    .description("start a session: a new slot, granted a role in the account's spaces")
+    .option('--label <text>', 'what the session is for')
+    .option('--role <role>', 'reader or writer', 'writer')
+    .option('--space <id>', 'only this space (repeatable; default: every space you own)', collect)
+    .action(action((c, o) => agentStart(c, o)));
+  agent
+    .command('list')
+    .description('the agent slots')
+    .action(action((c) => agentList(c)));
+  agent
+    .command('end <slot>')
+    .description('sync a slot into the account one last time, and remove it (its key too)')
+    .action(action((c, slot: string) => agentEnd(c, slot)));
 
   program
     .command('daemon')

@@ -108,4 +108,41 @@ describe('minca, on one device', () => {
       expect.arrayContaining(['account.json', 'account.key', 'registry']),
     );
   });
+
+  it('minca agent: a slot with its own key and stores, whose writes reach the account', async () => {
+    const started = await mincaJson<{ slot: string; did: string; spaces: string[] }>(home.dir, [
+      'agent',
+      'start',
+      '--label',
+      'test',
+    ]);
+    expect(started.spaces).toEqual([space]);
+    const slotDir = join(home.dir, '.minca', 'agent', started.slot);
+    expect((await stat(join(slotDir, 'key'))).mode & 0o777).toBe(0o600);
+    expect(await readdir(slotDir)).toContain('stores');
+    const env = { MINCA_AGENT: started.slot };
+    const written = await mincaJson<{ id: string; author: string }>(
+      home.dir,
+      ['put', space, 'app.post', '{"by":"agent"}'],
+      { env },
+    );
+    expect(written.author).toBe(started.did);
+    // The account itself, not the agent, sees it: the command synced the slot into it.
+    const seen = await mincaJson<{ author: string }>(home.dir, [
+      'get',
+      space,
+      'app.post',
+      written.id,
+    ]);
+    expect(seen.author).toBe(started.did);
+    const slots = await mincaJson<Array<{ slot: string }>>(home.dir, ['agent', 'list']);
+    expect(slots.map((s) => s.slot)).toEqual([started.slot]);
+    await mincaJson(home.dir, ['agent', 'end', started.slot]);
+    expect(await mincaJson<unknown[]>(home.dir, ['agent', 'list'])).toEqual([]);
+    const gone = await minca(home.dir, ['list', space, 'app.post'], { env });
+    expect(gone.code).toBe(4);
+    expect(
+      await mincaJson<{ author: string }>(home.dir, ['get', space, 'app.post', written.id]),
+    ).toBeTruthy();
+  });
 });
