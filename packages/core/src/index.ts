@@ -7,6 +7,9 @@ export { HybridClock } from './clock.js';
 export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
+export { accessProofBytes, spaceAccessKey } from './hosting/access-key.js';
+export { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
+export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';
 export { IdSum } from './id-sum.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
@@ -15,6 +18,7 @@ export type { Role } from './membership.js';
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,
+  type HeldSpaceInfo,
   MincaNode,
   type NodeConfig,
   type SpaceInfo,

@@ -6,6 +6,9 @@ import type { StoreFactory } from './adapter.js';
 import type { BodyValue } from './body.js';
 import { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
+import { type HeldEntry, HeldSpace } from './hosting/held-space.js';
+import type { HolderKind } from './hosting/holders.js';
+import type { HoldingPolicy } from './hosting/holding-policy.js';
 import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite } from './invite-code.js';
 import { SigningKey } from './keys.js';
@@ -15,7 +18,14 @@ import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
 import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
-import { Peer, type PeerSpaceStatus, type SyncHost } from './sync/peer.js';
+import {
+  type Admission,
+  Peer,
+  type PeerSpaceStatus,
+  type ProvenSpace,
+  type SyncHost,
+  type SyncSpace,
+} from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
 import { decodeVerifiedVersion, openBody } from './version.js';
 
@@ -26,6 +36,12 @@ export interface NodeConfig {
   key?: SigningKey;
   /** The wall clock, ms. For tests. */
   now?: () => number;
+  /**
+   * Makes this node a holder (a host or carrier, spec 05 §7.3): it keeps spaces peers offer it
+   * without their key, as the policy allows. Members name a space to it once the owner lets
+   * its DID hold it (`spaces.allowHolder`).
+   */
+  holding?: HoldingPolicy;
 }
 
 /** What `spaces.status` tells of a space. */
@@ -56,6 +72,20 @@ export interface SpaceInfo {
   owner: string;
 }
 
+/** A space this node holds without its key (spec 05 §7.3). */
+export interface HeldSpaceInfo {
+  id: string;
+  /** The space's access DID, which every peer proves the space with. */
+  access: string;
+  /** The peer that first offered it. */
+  offeredBy: string;
+  /** When this node started holding it, ms. */
+  added: number;
+  versions: number;
+  /** Bytes of the versions held. */
+  bytes: number;
+}
+
 /** Store path of a space. */
 export const spaceStorePath = (id: string) => `spaces/${id}`;
 export const REGISTRY_PATH = 'registry';
@@ -67,11 +97,20 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await Store.open(await stores.open(REGISTRY_PATH), { bodyCache: stores.bodyCache }),
   );
   const key = config.key ?? (await registry.nodeKey());
-  return new MincaNode(stores, registry, key, new HybridClock(config.now), config.now ?? Date.now);
+  return new MincaNode(
+    stores,
+    registry,
+    key,
+    new HybridClock(config.now),
+    config.now ?? Date.now,
+    config.holding,
+  );
 }
 
 export class MincaNode {
   readonly #open = new Map<string, Promise<OpenSpace>>();
+  /** Spaces held without their key, open. */
+  readonly #held = new Map<string, Promise<HeldSpace>>();
   readonly #peers = new Set<Peer>();
   readonly #host: SyncHost;
   #closed = false;
@@ -83,27 +122,98 @@ export class MincaNode {
     private readonly key: SigningKey,
     private readonly clock: HybridClock,
     private readonly now: () => number,
+    private readonly holding?: HoldingPolicy,
   ) {
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
       now: () => this.now(),
-      space: (id) => this.#space(id),
-      spacesHeld: () => this.registry.spaceIds(),
+      space: (id) => this.#syncSpace(id),
+      spacesHeld: async () => [
+        ...(await this.registry.spaceIds()),
+        ...(await this.registry.heldIds()),
+      ],
       spacesFor: async (did) => {
         const out: string[] = [];
         for (const id of await this.registry.spaceIds()) {
-          if (await (await this.#space(id)).roleOf(did)) out.push(id);
+          const space = await this.#space(id);
+          if ((await space.roleOf(did)) || (await space.holderKind(did))) out.push(id);
         }
         return out;
       },
       credentials: async (spaces) => {
         const out: Uint8Array[] = [];
-        for (const id of spaces)
+        for (const id of spaces) {
+          if (!(await this.registry.getSpace(id))) continue; // held without its key: no role
           for (const v of await (await this.#space(id)).credentials(this.did)) out.push(v.bytes);
+        }
         return out;
       },
+      accessKey: async (id, did) => {
+        if (!(await this.registry.getSpace(id))) return undefined;
+        const space = await this.#space(id);
+        return (await space.holderKind(did)) ? space.accessKey : undefined;
+      },
+      ...(holding ? { admit: (did, proven) => this.#admit(did, proven) } : {}),
     };
+  }
+
+  /** A holder takes the spaces a peer proved, as its policy allows (spec 05 §7.3). */
+  async #admit(did: string, proven: readonly ProvenSpace[]): Promise<Admission> {
+    const answer: Admission = { admitted: [], refused: [] };
+    for (const { space: id, access } of proven) {
+      // A space this node has the key of is shared by role, not held.
+      if (await this.registry.getSpace(id)) continue;
+      let entry = await this.registry.getHeld(id);
+      if (!entry) {
+        const reason = await this.holding?.acceptSpace?.({ space: id, peer: did, access });
+        if (reason !== undefined) {
+          answer.refused.push({ space: id, reason: String(reason).slice(0, 400) });
+          continue;
+        }
+        entry = { id, access, offeredBy: did, added: this.now() };
+        await this.registry.putHeld(entry);
+      }
+      if (entry.access !== access) {
+        answer.refused.push({ space: id, reason: 'it is held here under another access key' });
+        continue;
+      }
+      await this.#heldSpace(entry);
+      answer.admitted.push(id);
+    }
+    return answer;
+  }
+
+  /** The space `id` as sync sees it: with its key, or held without it. */
+  async #syncSpace(id: string): Promise<SyncSpace> {
+    const opening = this.#held.get(id);
+    if (opening) return opening;
+    if (!(await this.registry.getSpace(id))) {
+      const held = await this.registry.getHeld(id);
+      if (held) return this.#heldSpace(held);
+    }
+    return this.#space(id);
+  }
+
+  /** Opens a space held without its key. */
+  #heldSpace(entry: HeldEntry): Promise<HeldSpace> {
+    this.#check();
+    let opening = this.#held.get(entry.id);
+    if (!opening) {
+      opening = (async () => {
+        const adapter = await this.stores.open(spaceStorePath(entry.id));
+        const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
+        const space = await HeldSpace.open(entry, store, this.holding ?? {});
+        // What one member brings, the others hear of soon.
+        space.subscribe(() => {
+          for (const peer of this.#peers) peer.helloSoon(entry.id);
+        });
+        return space;
+      })();
+      this.#held.set(entry.id, opening);
+      opening.catch(() => this.#held.delete(entry.id));
+    }
+    return opening;
   }
 
   /**
@@ -194,10 +304,11 @@ export class MincaNode {
       return (await this.registry.spaceIds()).sort();
     },
     status: async (id: string): Promise<SpaceStatus> => {
-      const space = await this.#space(id);
+      const space = await this.#syncSpace(id);
       return {
         id,
-        owner: space.entry.owner,
+        // A space held without its key has no owner this node could tell.
+        owner: space instanceof OpenSpace ? space.entry.owner : '',
         fingerprint: space.store.fingerprint(),
         versions: space.store.versionCount(),
         collections: space.store.collectionNames(),
@@ -282,6 +393,45 @@ export class MincaNode {
       const space = await this.#space(id);
       await space.takeIn(versions);
       return { id, owner: space.entry.owner };
+    },
+    /**
+     * Lets the host or carrier `did` hold space `id` without its key (a `sys.holder` record):
+     * members then name the space to it and prove they hold it (spec 05 §7.3). Owner only.
+     */
+    allowHolder: async (id: string, did: string, kind: HolderKind = 'host'): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did)
+        throw new MincaError('not_authorized', 'only the space owner allows holders');
+      if (kind !== 'host' && kind !== 'carrier')
+        throw new MincaError('invalid_input', 'a holder is a host or a carrier');
+      await space.setHolder(did, kind);
+    },
+    /** No longer lets `did` hold space `id`: members stop naming it there. Owner only. */
+    removeHolder: async (id: string, did: string): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did)
+        throw new MincaError('not_authorized', 'only the space owner removes holders');
+      await space.setHolder(did, undefined);
+    },
+    /** The spaces this node holds without their key (a host's or carrier's). */
+    held: async (): Promise<HeldSpaceInfo[]> => {
+      this.#check();
+      const out: HeldSpaceInfo[] = [];
+      for (const id of (await this.registry.heldIds()).sort()) {
+        const entry = await this.registry.getHeld(id);
+        if (!entry) continue;
+        const space = await this.#heldSpace(entry);
+        const { access, offeredBy, added } = entry;
+        out.push({
+          id,
+          access,
+          offeredBy,
+          added,
+          versions: space.store.versionCount(),
+          bytes: space.heldBytes,
+        });
+      }
+      return out;
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
@@ -393,8 +543,9 @@ export class MincaNode {
     if (this.#closed) return;
     this.#closed = true;
     for (const peer of [...this.#peers]) peer.close('the node closed');
-    const open = [...this.#open.values()];
+    const open = [...this.#open.values(), ...this.#held.values()];
     this.#open.clear();
+    this.#held.clear();
     for (const opening of open) await (await opening.catch(() => undefined))?.store.close();
     // The factory is the caller's: it may open other nodes' stores too, so it stays open.
     await this.registry.close();
