@@ -12,6 +12,9 @@ import type { FileLimits } from './files/limits.js';
 import { NodeFiles } from './files/node-files.js';
 import type { FileSourceProvider } from './files/source.js';
 import type { AddFileOptions, ReadFileOptions } from './files/space-files.js';
+import { type HeldEntry, HeldSpace } from './hosting/held-space.js';
+import type { HolderKind } from './hosting/holders.js';
+import type { HoldingPolicy } from './hosting/holding-policy.js';
 import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite } from './invite-code.js';
 import { SigningKey } from './keys.js';
@@ -28,7 +31,14 @@ import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
 import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
-import { Peer, type PeerSpaceStatus, type SyncHost } from './sync/peer.js';
+import {
+  type Admission,
+  Peer,
+  type PeerSpaceStatus,
+  type ProvenSpace,
+  type SyncHost,
+  type SyncSpace,
+} from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
 import { decodeVerifiedVersion, openBody, type Version } from './version.js';
 
@@ -51,6 +61,12 @@ export interface NodeConfig {
   mirrors?: readonly (BlobStore | MirrorConfig)[];
   /** Told of what a mirror could not do: a failed push or pull, a segment skipped. */
   onMirrorError?: MirrorErrorListener;
+  /**
+   * Makes this node a holder (a host or carrier, spec 05 §7.3): it keeps spaces peers offer it
+   * without their key, as the policy allows. Members name a space to it once the owner lets
+   * its DID hold it (`spaces.allowHolder`).
+   */
+  holding?: HoldingPolicy;
 }
 
 /** What `spaces.status` tells of a space. */
@@ -83,6 +99,20 @@ export interface SpaceInfo {
   owner: string;
 }
 
+/** A space this node holds without its key (spec 05 §7.3). */
+export interface HeldSpaceInfo {
+  id: string;
+  /** The space's access DID, which every peer proves the space with. */
+  access: string;
+  /** The peer that first offered it. */
+  offeredBy: string;
+  /** When this node started holding it, ms. */
+  added: number;
+  versions: number;
+  /** Bytes of the versions held. */
+  bytes: number;
+}
+
 /** Store path of a space. */
 export const spaceStorePath = (id: string) => `spaces/${id}`;
 export const REGISTRY_PATH = 'registry';
@@ -97,14 +127,22 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
   const now = config.now ?? Date.now;
   const files = new NodeFiles(now, config.fetchFiles === 'all');
   const mirrors = resolveMirrors(stores.mirrors, config.mirrors);
-  return new MincaNode(stores, registry, key, new HybridClock(config.now), now, files, {
-    mirrors,
-    onError: config.onMirrorError,
-  });
+  return new MincaNode(
+    stores,
+    registry,
+    key,
+    new HybridClock(config.now),
+    now,
+    files,
+    { mirrors, onError: config.onMirrorError },
+    config.holding,
+  );
 }
 
 export class MincaNode {
   readonly #open = new Map<string, Promise<OpenSpace>>();
+  /** Spaces held without their key, open. */
+  readonly #held = new Map<string, Promise<HeldSpace>>();
   readonly #peers = new Set<Peer>();
   readonly #mirrors = new Map<string, SpaceMirrors>();
   readonly #host: SyncHost;
@@ -122,28 +160,99 @@ export class MincaNode {
       mirrors: readonly ResolvedMirror[];
       onError: MirrorErrorListener | undefined;
     } = { mirrors: [], onError: undefined },
+    private readonly holding?: HoldingPolicy,
   ) {
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
       now: () => this.now(),
-      space: (id) => this.#space(id),
+      space: (id) => this.#syncSpace(id),
       files: fileKeeper,
-      spacesHeld: () => this.registry.spaceIds(),
+      spacesHeld: async () => [
+        ...(await this.registry.spaceIds()),
+        ...(await this.registry.heldIds()),
+      ],
       spacesFor: async (did) => {
         const out: string[] = [];
         for (const id of await this.registry.spaceIds()) {
-          if (await (await this.#space(id)).roleOf(did)) out.push(id);
+          const space = await this.#space(id);
+          if ((await space.roleOf(did)) || (await space.holderKind(did))) out.push(id);
         }
         return out;
       },
       credentials: async (spaces) => {
         const out: Uint8Array[] = [];
-        for (const id of spaces)
+        for (const id of spaces) {
+          if (!(await this.registry.getSpace(id))) continue; // held without its key: no role
           for (const v of await (await this.#space(id)).credentials(this.did)) out.push(v.bytes);
+        }
         return out;
       },
+      accessKey: async (id, did) => {
+        if (!(await this.registry.getSpace(id))) return undefined;
+        const space = await this.#space(id);
+        return (await space.holderKind(did)) ? space.accessKey : undefined;
+      },
+      ...(holding ? { admit: (did, proven) => this.#admit(did, proven) } : {}),
     };
+  }
+
+  /** A holder takes the spaces a peer proved, as its policy allows (spec 05 §7.3). */
+  async #admit(did: string, proven: readonly ProvenSpace[]): Promise<Admission> {
+    const answer: Admission = { admitted: [], refused: [] };
+    for (const { space: id, access } of proven) {
+      // A space this node has the key of is shared by role, not held.
+      if (await this.registry.getSpace(id)) continue;
+      let entry = await this.registry.getHeld(id);
+      if (!entry) {
+        const reason = await this.holding?.acceptSpace?.({ space: id, peer: did, access });
+        if (reason !== undefined) {
+          answer.refused.push({ space: id, reason: String(reason).slice(0, 400) });
+          continue;
+        }
+        entry = { id, access, offeredBy: did, added: this.now() };
+        await this.registry.putHeld(entry);
+      }
+      if (entry.access !== access) {
+        answer.refused.push({ space: id, reason: 'it is held here under another access key' });
+        continue;
+      }
+      await this.#heldSpace(entry);
+      answer.admitted.push(id);
+    }
+    return answer;
+  }
+
+  /** The space `id` as sync sees it: with its key, or held without it. */
+  async #syncSpace(id: string): Promise<SyncSpace> {
+    const opening = this.#held.get(id);
+    if (opening) return opening;
+    if (!(await this.registry.getSpace(id))) {
+      const held = await this.registry.getHeld(id);
+      if (held) return this.#heldSpace(held);
+    }
+    return this.#space(id);
+  }
+
+  /** Opens a space held without its key. */
+  #heldSpace(entry: HeldEntry): Promise<HeldSpace> {
+    this.#check();
+    let opening = this.#held.get(entry.id);
+    if (!opening) {
+      opening = (async () => {
+        const adapter = await this.stores.open(spaceStorePath(entry.id));
+        const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
+        const space = await HeldSpace.open(entry, store, this.holding ?? {});
+        // What one member brings, the others hear of soon.
+        space.subscribe(() => {
+          for (const peer of this.#peers) peer.helloSoon(entry.id);
+        });
+        return space;
+      })();
+      this.#held.set(entry.id, opening);
+      opening.catch(() => this.#held.delete(entry.id));
+    }
+    return opening;
   }
 
   /**
@@ -264,10 +373,11 @@ export class MincaNode {
       return (await this.registry.spaceIds()).sort();
     },
     status: async (id: string): Promise<SpaceStatus> => {
-      const space = await this.#space(id);
+      const space = await this.#syncSpace(id);
       return {
         id,
-        owner: space.entry.owner,
+        // A space held without its key has no owner this node could tell.
+        owner: space instanceof OpenSpace ? space.entry.owner : '',
         fingerprint: space.store.fingerprint(),
         versions: space.store.versionCount(),
         collections: space.store.collectionNames(),
@@ -353,6 +463,45 @@ export class MincaNode {
       const space = await this.#space(id);
       await space.takeIn(versions);
       return { id, owner: space.entry.owner };
+    },
+    /**
+     * Lets the host or carrier `did` hold space `id` without its key (a `sys.holder` record):
+     * members then name the space to it and prove they hold it (spec 05 §7.3). Owner only.
+     */
+    allowHolder: async (id: string, did: string, kind: HolderKind = 'host'): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did)
+        throw new MincaError('not_authorized', 'only the space owner allows holders');
+      if (kind !== 'host' && kind !== 'carrier')
+        throw new MincaError('invalid_input', 'a holder is a host or a carrier');
+      await space.setHolder(did, kind);
+    },
+    /** No longer lets `did` hold space `id`: members stop naming it there. Owner only. */
+    removeHolder: async (id: string, did: string): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did)
+        throw new MincaError('not_authorized', 'only the space owner removes holders');
+      await space.setHolder(did, undefined);
+    },
+    /** The spaces this node holds without their key (a host's or carrier's). */
+    held: async (): Promise<HeldSpaceInfo[]> => {
+      this.#check();
+      const out: HeldSpaceInfo[] = [];
+      for (const id of (await this.registry.heldIds()).sort()) {
+        const entry = await this.registry.getHeld(id);
+        if (!entry) continue;
+        const space = await this.#heldSpace(entry);
+        const { access, offeredBy, added } = entry;
+        out.push({
+          id,
+          access,
+          offeredBy,
+          added,
+          versions: space.store.versionCount(),
+          bytes: space.heldBytes,
+        });
+      }
+      return out;
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
@@ -554,8 +703,9 @@ export class MincaNode {
     if (this.#closed) return;
     this.#closed = true;
     for (const peer of [...this.#peers]) peer.close('the node closed');
-    const open = [...this.#open.values()];
+    const open = [...this.#open.values(), ...this.#held.values()];
     this.#open.clear();
+    this.#held.clear();
     for (const opening of open) {
       const space = await opening.catch(() => undefined);
       if (!space) continue;

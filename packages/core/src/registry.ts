@@ -5,6 +5,7 @@
  */
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
+import type { HeldEntry } from './hosting/held-space.js';
 import { SigningKey } from './keys.js';
 import type { Store } from './store.js';
 
@@ -32,6 +33,8 @@ export interface InviteEntry {
 const NODE_KEY = 'key/node';
 const SPACE_PREFIX = 'space/';
 const INVITE_PREFIX = 'invite/';
+/** Spaces held without their key (spec 05 §7.3). */
+const HELD_PREFIX = 'held/';
 
 export class Registry {
   constructor(private readonly store: Store) {}
@@ -101,6 +104,29 @@ export class Registry {
   /** Reads the registry again, after another writer changed it. */
   invalidate(): Promise<void> {
     return this.store.invalidate();
+  }
+
+  async putHeld(held: HeldEntry): Promise<void> {
+    const value = encodeCbor({ h: held.access, o: held.offeredBy, a: held.added });
+    await this.store.commit({ entries: [{ key: HELD_PREFIX + held.id, value }] });
+  }
+
+  async getHeld(id: string): Promise<HeldEntry | undefined> {
+    const bytes = await this.store.get(HELD_PREFIX + id);
+    if (!bytes) return undefined;
+    const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+    if (typeof m?.h !== 'string' || typeof m.o !== 'string' || typeof m.a !== 'number')
+      throw new MincaError('corrupt', `the registry entry of held space ${id} is damaged`);
+    return { id, access: m.h, offeredBy: m.o, added: m.a };
+  }
+
+  async deleteHeld(id: string): Promise<void> {
+    await this.store.commit({ entries: [{ key: HELD_PREFIX + id, value: undefined }] });
+  }
+
+  /** Ids of the spaces held without their key. */
+  async heldIds(): Promise<string[]> {
+    return (await this.store.list(HELD_PREFIX)).map((k) => k.slice(HELD_PREFIX.length));
   }
 
   /** Ids of every space in the registry. */
