@@ -13,10 +13,10 @@ import { NodeFiles } from './files/node-files.js';
 import type { FileSourceProvider } from './files/source.js';
 import type { AddFileOptions, ReadFileOptions } from './files/space-files.js';
 import { type HeldEntry, HeldSpace } from './hosting/held-space.js';
-import type { HolderKind } from './hosting/holders.js';
+import { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
 import type { HoldingPolicy } from './hosting/holding-policy.js';
 import { randomId, SPACE_ID } from './ids.js';
-import { decodeInvite, encodeInvite } from './invite-code.js';
+import { decodeInvite, encodeInvite, MAX_INVITE_HOLDERS } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
 import type { MirrorStatus } from './mirror/space-mirror.js';
@@ -419,12 +419,20 @@ export class MincaNode {
         role,
         secret: inviteKey.exportSecret(),
       });
+      // The holders the owner allows travel with the code: the joiner may meet only a host.
+      const holderIds = [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
+        .flatMap((record) => [...record.versions.keys()])
+        .slice(0, MAX_INVITE_HOLDERS);
+      const holders = (await space.store.getVersions(holderIds)).flatMap((v) =>
+        v && v.author === space.entry.owner ? [v.bytes] : [],
+      );
       return encodeInvite({
         space: id,
         key: space.entry.key,
         owner: space.entry.owner,
         secret: inviteKey.exportSecret(),
         offer: offer.bytes,
+        holders,
       });
     },
     /** This node's invites to space `id` that nobody has used yet. */
@@ -523,6 +531,20 @@ export class MincaNode {
     ) {
       throw new MincaError('invalid_input', 'the invite code does not hold its own offer');
     }
+    const holders = await Promise.all((invite.holders ?? []).map(decodeVerifiedVersion));
+    if (
+      holders.some(
+        (v) =>
+          v.space !== invite.space ||
+          v.author !== invite.owner ||
+          v.collection !== HOLDER_COLLECTION,
+      )
+    ) {
+      throw new MincaError(
+        'invalid_input',
+        "the invite code holds versions not of its owner's holders",
+      );
+    }
     // Checked before anything is kept, so a bad code leaves no trace.
     const inviteKey = SigningKey.fromSecret(invite.secret);
     if (offer.record !== didRecordId(inviteKey.did)) {
@@ -544,7 +566,7 @@ export class MincaNode {
       });
     }
     const space = await this.#space(invite.space);
-    await space.takeIn([offer]);
+    await space.takeIn([offer, ...holders]);
     await space.accept(inviteKey);
     return { id: space.id, owner: space.entry.owner };
   }

@@ -45,6 +45,7 @@ export async function serve(
   const data = dataDir(context, options.data, kind);
   const mirror = s3Mirror(settings, kind, options);
   const host = await openHostNode(data, {
+    holding: kind === 'host' ? 'subscriptions' : 'all',
     ...(mirror ? { mirror } : {}),
     // Never the signed URL or a key: the error's own message, which the blob store keeps clean.
     onMirrorError: (error) => context.out.note(`mirror: ${(error as Error).message ?? error}`),
