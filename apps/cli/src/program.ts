@@ -4,7 +4,13 @@ import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
 import { agentEnd, agentList, agentStart } from './commands/agent.js';
 import { daemon } from './commands/daemon.js';
 import { fileAdd, fileRead } from './commands/files.js';
-import { serve, subscriptionAdd, subscriptionList, subscriptionRemove } from './commands/host.js';
+import {
+  hostStatus,
+  serve,
+  subscriptionAdd,
+  subscriptionList,
+  subscriptionRemove,
+} from './commands/host.js';
 import { init } from './commands/init.js';
 import { get, list, put, remove } from './commands/records.js';
 import {
@@ -195,6 +201,11 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       .description('run a host: a server node keeping spaces per subscription'),
     'host',
   ).action(action((c, o) => serve(c, 'host', o)));
+  host
+    .command('status')
+    .description('the spaces this host holds, per account, and what they take')
+    .option('--data <dir>', 'the host data folder')
+    .action(action((c, o: { data?: string }) => hostStatus(c, withHostData(o))));
   // `--data` after `subscription` may be parsed as the host command's own: take either.
   const withHostData = <O extends { data?: string }>(o: O): O => ({
     ...o,

@@ -186,3 +186,27 @@ export async function subscriptionRemove(
     db.close();
   }
 }
+
+/** `minca host status`: the spaces a host holds, for which account, and what they take. */
+export async function hostStatus(context: Context, options: { data?: string }): Promise<void> {
+  const host = await openHostNode(dataDir(context, options.data, 'host'), { holding: 'all' });
+  try {
+    const held = (await host.node.spaces.held()).map((s) => ({
+      id: s.id,
+      account: s.offeredBy,
+      versions: s.versions,
+      bytes: s.bytes,
+      added: s.added,
+    }));
+    context.out.result(held, () =>
+      held.length === 0
+        ? 'holds no space yet'
+        : table(
+            ['space', 'account', 'versions', 'bytes'],
+            held.map((s) => [s.id, s.account, s.versions, formatBytes(s.bytes)]),
+          ),
+    );
+  } finally {
+    await host.close();
+  }
+}
