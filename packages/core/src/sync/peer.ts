@@ -103,7 +103,7 @@ export interface FileAnswer {
 
 export interface PeerFileHooks {
   linked(peer: Peer, space: string): void;
-  serve(space: string, ask: FileAsk): Promise<FileAnswer>;
+  serve(space: string, ask: FileAsk, from: Peer): Promise<FileAnswer>;
 }
 
 /** How this node stands with one peer in one space. */
@@ -173,6 +173,8 @@ const HANDSHAKE_CONTEXT = 'minca/handshake/v1';
 const MAX_CREDENTIALS = 256;
 /** Reconciliation messages a responder answers per heartbeat: a few sessions' worth of rounds. */
 const MAX_ANSWERED = 4 * MAX_ROUNDS;
+/** File requests from one peer waiting to be answered; past this the connection ends. */
+const MAX_FILE_REQUESTS_QUEUED = 16;
 
 export class Peer {
   /** The peer's DID, once proven. */
@@ -198,6 +200,8 @@ export class Peer {
     { resolve: (a: FileAnswer) => void; reject: (e: unknown) => void }
   >();
   #nextFileAsk = 0;
+  #serving: Promise<void> = Promise.resolve();
+  #fileServes = 0;
   /** Why the connection ended, once it has. */
   endReason: string | undefined;
   onEnd: ((reason: string) => void) | undefined;
@@ -314,9 +318,33 @@ export class Peer {
         link.refused.add(toHex(m.i));
         if (m.w) link.refusedWhy = m.w.slice(0, 500);
         return;
-      case 'fwant': {
-        const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
-        const answer = (await this.host.files?.serve(m.s, ask)) ?? {
+      case 'fwant':
+        return this.#queueFileServe(m);
+      case 'fdata': {
+        // An answer after its asker gave up on it is dropped.
+        const ask = this.#fileAsks.get(m.q);
+        this.#fileAsks.delete(m.q);
+        ask?.resolve({ ...(m.l ? { list: m.l } : {}), chunks: m.c });
+        return;
+      }
+    }
+  }
+
+  /**
+   * File requests are answered in order on their own queue, so one that waits for a file this
+   * node is fetching doesn't hold up sync. A peer may have a few queued, no more.
+   */
+  #queueFileServe(m: Extract<Message, { t: 'fwant' }>): void {
+    if (this.#fileServes >= MAX_FILE_REQUESTS_QUEUED)
+      throw new MincaError(
+        'protocol',
+        `more than ${MAX_FILE_REQUESTS_QUEUED} file requests at once`,
+      );
+    this.#fileServes++;
+    const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
+    this.#serving = this.#serving
+      .then(async () => {
+        const answer = (await this.host.files?.serve(m.s, ask, this)) ?? {
           chunks: m.n.map(() => null),
         };
         this.#send({
@@ -326,16 +354,11 @@ export class Peer {
           ...(answer.list ? { l: answer.list } : {}),
           c: answer.chunks,
         });
-        return;
-      }
-      case 'fdata': {
-        // An answer after its asker gave up on it is dropped.
-        const ask = this.#fileAsks.get(m.q);
-        this.#fileAsks.delete(m.q);
-        ask?.resolve({ ...(m.l ? { list: m.l } : {}), chunks: m.c });
-        return;
-      }
-    }
+      })
+      .catch((error) => this.close(isMincaError(error) ? error.message : String(error)))
+      .finally(() => {
+        this.#fileServes--;
+      });
   }
 
   /**
