@@ -16,6 +16,7 @@ import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
+import { SharingIndex } from './sharing-index.js';
 import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
 import {
@@ -113,6 +114,7 @@ export class MincaNode {
   readonly #held = new Map<string, Promise<HeldSpace>>();
   readonly #peers = new Set<Peer>();
   readonly #host: SyncHost;
+  readonly #sharing: SharingIndex;
   #closed = false;
 
   /** @internal Use {@link createNode}. */
@@ -124,6 +126,7 @@ export class MincaNode {
     private readonly now: () => number,
     private readonly holding?: HoldingPolicy,
   ) {
+    this.#sharing = new SharingIndex(registry, async (id) => (await this.#space(id)).sharers());
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
@@ -133,14 +136,8 @@ export class MincaNode {
         ...(await this.registry.spaceIds()),
         ...(await this.registry.heldIds()),
       ],
-      spacesFor: async (did) => {
-        const out: string[] = [];
-        for (const id of await this.registry.spaceIds()) {
-          const space = await this.#space(id);
-          if ((await space.roleOf(did)) || (await space.holderKind(did))) out.push(id);
-        }
-        return out;
-      },
+      // From the sharing index: a handshake opens only the spaces shared with the peer.
+      spacesFor: (did) => this.#sharing.spacesFor(did),
       credentials: async (spaces) => {
         const out: Uint8Array[] = [];
         for (const id of spaces) {
@@ -255,6 +252,9 @@ export class MincaNode {
         const adapter = await this.stores.open(spaceStorePath(id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
         const space = new OpenSpace(entry, store, this.clock, this.key);
+        space.onSharingChange = () => this.#sharing.dirty(id);
+        // Read again on every open, so an index update lost to a crash heals.
+        this.#sharing.dirty(id);
         // Whatever changed here, peers hear of it soon.
         space.subscribe((change) => {
           const membership = change.collections.some(isSystemCollection);
@@ -284,6 +284,7 @@ export class MincaNode {
         added: this.clock.tick(),
       });
       await this.#space(id);
+      await this.#sharing.update(id);
       return { id, owner: this.did };
     },
     /** Opens a known space; `unknown_space` otherwise. */
@@ -392,6 +393,7 @@ export class MincaNode {
         await this.registry.putSpace({ id, key, owner, added: this.clock.tick() });
       const space = await this.#space(id);
       await space.takeIn(versions);
+      await this.#sharing.update(id);
       return { id, owner: space.entry.owner };
     },
     /**
@@ -476,6 +478,7 @@ export class MincaNode {
     const space = await this.#space(invite.space);
     await space.takeIn([offer]);
     await space.accept(inviteKey);
+    await this.#sharing.update(space.id);
     return { id: space.id, owner: space.entry.owner };
   }
 
@@ -541,6 +544,7 @@ export class MincaNode {
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.#sharing.idle();
     this.#closed = true;
     for (const peer of [...this.#peers]) peer.close('the node closed');
     const open = [...this.#open.values(), ...this.#held.values()];
