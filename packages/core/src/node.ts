@@ -435,6 +435,19 @@ export class MincaNode {
       }
       return out;
     },
+    /**
+     * Stops holding space `id` (held without its key): forgets it in the registry and closes it.
+     * Its versions stay in the store; a peer offering it again goes through `acceptSpace` anew.
+     */
+    release: async (id: string): Promise<void> => {
+      this.#check();
+      if (!(await this.registry.getHeld(id)))
+        throw new MincaError('unknown_space', `space ${id} is not held here`);
+      await this.registry.deleteHeld(id);
+      const opening = this.#held.get(id);
+      this.#held.delete(id);
+      await (await opening?.catch(() => undefined))?.store.close();
+    },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
       const space = await this.#space(id);
