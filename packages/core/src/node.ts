@@ -29,6 +29,7 @@ import {
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
+import { SharingIndex } from './sharing-index.js';
 import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
 import {
@@ -146,6 +147,7 @@ export class MincaNode {
   readonly #peers = new Set<Peer>();
   readonly #mirrors = new Map<string, SpaceMirrors>();
   readonly #host: SyncHost;
+  readonly #sharing: SharingIndex;
   #closed = false;
 
   /** @internal Use {@link createNode}. */
@@ -162,6 +164,7 @@ export class MincaNode {
     } = { mirrors: [], onError: undefined },
     private readonly holding?: HoldingPolicy,
   ) {
+    this.#sharing = new SharingIndex(registry, async (id) => (await this.#space(id)).sharers());
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
@@ -172,14 +175,8 @@ export class MincaNode {
         ...(await this.registry.spaceIds()),
         ...(await this.registry.heldIds()),
       ],
-      spacesFor: async (did) => {
-        const out: string[] = [];
-        for (const id of await this.registry.spaceIds()) {
-          const space = await this.#space(id);
-          if ((await space.roleOf(did)) || (await space.holderKind(did))) out.push(id);
-        }
-        return out;
-      },
+      // From the sharing index: a handshake opens only the spaces shared with the peer.
+      spacesFor: (did) => this.#sharing.spacesFor(did),
       credentials: async (spaces) => {
         const out: Uint8Array[] = [];
         for (const id of spaces) {
@@ -297,6 +294,9 @@ export class MincaNode {
         const adapter = await this.stores.open(spaceStorePath(id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
         const space = new OpenSpace(entry, store, this.clock, this.key);
+        space.onSharingChange = () => this.#sharing.dirty(id);
+        // Read again on every open, so an index update lost to a crash heals.
+        this.#sharing.dirty(id);
         // Whatever changed here, peers hear of it soon.
         space.subscribe((change) => {
           const membership = change.collections.some(isSystemCollection);
@@ -342,6 +342,7 @@ export class MincaNode {
         added: this.clock.tick(),
       });
       await this.#space(id);
+      await this.#sharing.update(id);
       return { id, owner: this.did };
     },
     /** Opens a known space; `unknown_space` otherwise. */
@@ -470,6 +471,7 @@ export class MincaNode {
         await this.registry.putSpace({ id, key, owner, added: this.clock.tick() });
       const space = await this.#space(id);
       await space.takeIn(versions);
+      await this.#sharing.update(id);
       return { id, owner: space.entry.owner };
     },
     /**
@@ -510,6 +512,19 @@ export class MincaNode {
         });
       }
       return out;
+    },
+    /**
+     * Stops holding space `id` (held without its key): forgets it in the registry and closes it.
+     * Its versions stay in the store; a peer offering it again goes through `acceptSpace` anew.
+     */
+    release: async (id: string): Promise<void> => {
+      this.#check();
+      if (!(await this.registry.getHeld(id)))
+        throw new MincaError('unknown_space', `space ${id} is not held here`);
+      await this.registry.deleteHeld(id);
+      const opening = this.#held.get(id);
+      this.#held.delete(id);
+      await (await opening?.catch(() => undefined))?.store.close();
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
@@ -568,6 +583,7 @@ export class MincaNode {
     const space = await this.#space(invite.space);
     await space.takeIn([offer, ...holders]);
     await space.accept(inviteKey);
+    await this.#sharing.update(space.id);
     return { id: space.id, owner: space.entry.owner };
   }
 
@@ -723,6 +739,7 @@ export class MincaNode {
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.#sharing.idle();
     this.#closed = true;
     for (const peer of [...this.#peers]) peer.close('the node closed');
     const open = [...this.#open.values(), ...this.#held.values()];

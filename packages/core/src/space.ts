@@ -61,6 +61,8 @@ export class OpenSpace {
   /** Hosts and carriers the owner lets hold the space; recomputed after `sys.*` changes. */
   #holders: Map<string, HolderKind> | undefined;
   #accessKey: SigningKey | undefined;
+  /** Called as soon as a change to `sys.*` is stored: who the space is shared with may differ. */
+  onSharingChange: (() => void) | undefined;
 
   constructor(
     readonly entry: SpaceEntry,
@@ -87,6 +89,13 @@ export class OpenSpace {
   async holderKind(did: string): Promise<HolderKind | undefined> {
     this.#holders ??= await readHolders(this.#facts);
     return this.#holders.get(did);
+  }
+
+  /** Every DID the space is shared with: its members, and the holders the owner allows. */
+  async sharers(): Promise<string[]> {
+    this.#members ??= await readMembers(this.#facts);
+    this.#holders ??= await readHolders(this.#facts);
+    return [...new Set([...this.#members.keys(), ...this.#holders.keys()])].sort();
   }
 
   /** The key members prove the space with to holders (spec 05 §7.3), derived from the space key. */
@@ -306,6 +315,7 @@ export class OpenSpace {
     if (collections.some(isSystemCollection)) {
       this.#members = undefined;
       this.#holders = undefined;
+      this.onSharingChange?.();
     }
     const change = { space: this.id, collections };
     // Told after the write, each on its own: a listener that throws can't undo or block it.

@@ -122,4 +122,26 @@ describe('hosts and carriers hold ciphertext without the space key', () => {
     expect((await host.spaces.status(space)).fingerprint).not.toBe(await fingerprint(owner, space));
     expect(late.id).toBeTruthy();
   });
+
+  it('releases a space: forgotten, and offered again it is asked of the policy anew', async () => {
+    let offers = 0;
+    const host = await make({
+      acceptSpace: () => {
+        offers++;
+        return undefined;
+      },
+    });
+    const owner = await make();
+    const space = await sharedSpace(owner, []);
+    await owner.spaces.allowHolder(space, host.did);
+    const [first] = connect(owner, host);
+    await hosted(host, [owner], space);
+    await host.spaces.release(space);
+    expect(await host.spaces.held()).toEqual([]);
+    await expect(host.spaces.release(space)).rejects.toMatchObject({ code: 'unknown_space' });
+    first.close('again');
+    connect(owner, host);
+    await hosted(host, [owner], space);
+    expect(offers).toBe(2);
+  });
 });

@@ -67,6 +67,14 @@ export class HeldSpace {
     return true;
   }
 
+  /**
+   * Without `sys.member` readable, every author counts as one who may write: so a holder's
+   * files (spec 05 §16.6) are those the live heads of every record name, read from `f`.
+   */
+  async mayWrite(): Promise<boolean> {
+    return true;
+  }
+
   /** Credentials are versions of the space like any other: kept, never judged. */
   isCredentialOf(version: Version): boolean {
     return version.space === this.id;

@@ -14,6 +14,8 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
 /** Negentropy's own frame limit inside a `neg` message. */
 export const NEGENTROPY_FRAME_LIMIT = 512 * 1024;
+/** Versions one `vers` message may carry. */
+export const MAX_VERSIONS_PER_MESSAGE = 4096;
 /** Spaces one connection may name. */
 export const MAX_SPACES = 10_000;
 
@@ -159,7 +161,9 @@ export function decodeMessage(frame: Uint8Array): Message {
         t: 'vers',
         s: space(m.s),
         ...(m.q === undefined ? {} : { q: uint(m.q, 'q') }),
-        v: list(m.v, 4096, 'versions').map((v) => bytes(v, MAX_VERSION_BYTES, 'version')),
+        v: list(m.v, MAX_VERSIONS_PER_MESSAGE, 'versions').map((v) =>
+          bytes(v, MAX_VERSION_BYTES, 'version'),
+        ),
       };
     case 'refuse':
       exactKeys(m, ['t', 's', 'i', 'w']);

@@ -18,6 +18,7 @@ import {
   decodeMessage,
   encodeMessage,
   MAX_FRAME_BYTES,
+  MAX_VERSIONS_PER_MESSAGE,
   type Message,
   NEGENTROPY_FRAME_LIMIT,
   PROTOCOL_VERSION,
@@ -685,7 +686,10 @@ export class Peer {
     );
   }
 
-  /** Packs versions into frames under the limit; an answer to a want always gets one reply. */
+  /**
+   * Packs versions into frames under the byte and count limits (small versions hit the count
+   * first); an answer to a want always gets one reply.
+   */
   #sendVersions(link: Link, versions: Version[], q?: number): void {
     const budget = MAX_FRAME_BYTES - 1024;
     let batch: Uint8Array[] = [];
@@ -702,7 +706,8 @@ export class Peer {
       size = 0;
     };
     for (const v of versions) {
-      if (size + v.bytes.length + 8 > budget) flush(false);
+      if (size + v.bytes.length + 8 > budget || batch.length >= MAX_VERSIONS_PER_MESSAGE)
+        flush(false);
       batch.push(v.bytes);
       size += v.bytes.length + 8;
     }
