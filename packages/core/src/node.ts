@@ -240,6 +240,8 @@ export class MincaNode {
         const adapter = await this.stores.open(spaceStorePath(entry.id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
         const space = await HeldSpace.open(entry, store, this.holding ?? {});
+        // Files follow records here too: with fetchFiles 'all' a holder fetches and keeps them.
+        await this.fileKeeper.opened(space);
         // What one member brings, the others hear of soon.
         space.subscribe(() => {
           for (const peer of this.#peers) peer.helloSoon(entry.id);
