@@ -175,36 +175,6 @@ export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadRes
       await owner.spaces.allowHolder(id, host.did, 'host');
       spaces.push(id);
     }
-    ownerSocket = connect(owner, host.url);
-    await until(
-      async () => {
-        for (const id of spaces) if (!(await owner.spaces.status(id)).peers[0]?.level) return false;
-        return true;
-      },
-      120_000,
-      'the host to hold every space',
-    );
-    ownerSocket.close();
-    log(`host holds ${spaces.length} spaces`);
-
-    // Clients, spread over the spaces, each joined by a ticket and connected to the host alone.
-    for (let i = 0; i < options.clients; i++) {
-      const space = spaces[i % spaces.length]!;
-      const node = await createNode({ stores: memoryStores() });
-      await owner.spaces.setRole(space, node.did, 'writer');
-      await node.spaces.join(await owner.spaces.share(space, node.did));
-      const client: Client = {
-        index: i,
-        space,
-        node,
-        socket: undefined as never,
-        seen: new Set(),
-        latencies: [],
-        written: 0,
-      };
-      await node.records.subscribe(space, () => void take(client));
-      clients.push(client);
-    }
     const take = async (client: Client) => {
       const now = Date.now();
       const recent = await client.node.records.list<Message>(client.space, COLLECTION, {
@@ -217,16 +187,56 @@ export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadRes
         if (record.body.w !== client.index) client.latencies.push(now - record.body.at);
       }
     };
-    for (const client of clients) client.socket = connect(client.node, host.url);
+    // Clients, spread over the spaces, granted and invited by the owner; then the owner brings
+    // everything to the host and leaves, and the clients meet only the host.
+    for (let i = 0; i < options.clients; i++) {
+      const space = spaces[i % spaces.length]!;
+      const node = await createNode({ stores: memoryStores() });
+      // The owner's grant makes the client a writer whatever order others see things in; the
+      // invite carries the holders the owner allows, so the client names the space to the host.
+      await owner.spaces.setRole(space, node.did, 'writer');
+      await node.spaces.join(await owner.spaces.invite(space));
+      const client: Client = {
+        index: i,
+        space,
+        node,
+        socket: undefined as never,
+        seen: new Set(),
+        latencies: [],
+        written: 0,
+      };
+      await node.records.subscribe(space, () => void take(client));
+      clients.push(client);
+    }
+    ownerSocket = connect(owner, host.url);
     await until(
       async () => {
-        for (const c of clients)
-          if (!(await c.node.spaces.status(c.space)).peers[0]?.level) return false;
+        for (const id of spaces) if (!(await owner.spaces.status(id)).peers[0]?.level) return false;
         return true;
       },
       120_000,
-      'every client to connect',
+      'the host to hold every space',
     );
+    ownerSocket.close();
+    log(`host holds ${spaces.length} spaces`);
+    for (const client of clients) client.socket = connect(client.node, host.url);
+    let notLevel = clients.length;
+    await until(
+      async () => {
+        notLevel = 0;
+        for (const c of clients) {
+          if (!(await c.node.spaces.status(c.space)).peers[0]?.synced) notLevel++;
+        }
+        return notLevel === 0;
+      },
+      120_000,
+      'every client to connect',
+    ).catch(async (error: Error) => {
+      const s = await clients[0]!.node.spaces.status(clients[0]!.space);
+      throw new Error(
+        `${error.message}: ${notLevel} of ${clients.length} not level with the host (${JSON.stringify(s)})`,
+      );
+    });
     log(`${clients.length} clients connected`);
 
     // Everyone writes for `seconds`, staggered so writes spread over each interval.
