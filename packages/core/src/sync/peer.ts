@@ -337,12 +337,13 @@ export class Peer {
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
   async #accessProofs(spaces: readonly string[]): Promise<Array<[string, string, Uint8Array]>> {
-    const { claimed, did } = { claimed: this.#claimed!, did: this.did! };
+    const did = this.did!;
+    const peerNonce = this.#claimed!.nonce;
     const out: Array<[string, string, Uint8Array]> = [];
     for (const space of spaces) {
       const key = await this.host.accessKey?.(space, did);
       if (!key) continue;
-      const bytes = accessProofBytes(space, this.host.did, did, claimed.nonce, this.#nonce);
+      const bytes = accessProofBytes(space, this.host.did, did, peerNonce, this.#nonce);
       out.push([space, key.did, key.sign(bytes)]);
     }
     return out;
