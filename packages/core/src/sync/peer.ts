@@ -18,6 +18,7 @@ import {
   decodeMessage,
   encodeMessage,
   MAX_FRAME_BYTES,
+  MAX_SPACES,
   MAX_VERSIONS_PER_MESSAGE,
   type Message,
   NEGENTROPY_FRAME_LIMIT,
@@ -161,6 +162,8 @@ export class Peer {
   #authSent = false;
   /** Spaces we named to the peer so far. */
   readonly #offered = new Set<string>();
+  /** Spaces the peer named: shared once we name them too, whichever side named first. */
+  readonly #peerNamed = new BoundedSet(MAX_SPACES);
   /** Spaces the peer proved it holds and this node, a holder, keeps for it. */
   readonly #admitted = new Set<string>();
   #nextWant = 0;
@@ -333,6 +336,14 @@ export class Peer {
       ...(credentials.length > 0 ? { a: credentials } : {}),
       ...(proofs.length > 0 ? { p: proofs } : {}),
     });
+    // Named by the peer before we could name them (we joined, or gained a role, since): shared now.
+    for (const id of spaces) if (this.#peerNamed.has(id)) await this.#link(id);
+  }
+
+  async #link(id: string): Promise<void> {
+    if (this.#links.has(id)) return;
+    this.#links.set(id, new Link(await this.host.space(id)));
+    this.#hello(id);
   }
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
@@ -383,6 +394,7 @@ export class Peer {
     credentials: Uint8Array[],
     proofs: ReadonlyArray<[string, string, Uint8Array]>,
   ): Promise<void> {
+    for (const id of offered) this.#peerNamed.add(id);
     // A peer shows what gives it its role, so we can know it before we name a space to it.
     const held = new Set(await this.host.spacesHeld());
     let learned = false;
@@ -399,11 +411,7 @@ export class Peer {
     if (learned) await this.#offer();
     const refusal = await this.#admit(proofs.filter(([space]) => offered.includes(space)));
     const mine = new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted]);
-    for (const id of offered) {
-      if (!mine.has(id) || this.#links.has(id)) continue;
-      this.#links.set(id, new Link(await this.host.space(id)));
-      this.#hello(id);
-    }
+    for (const id of offered) if (mine.has(id)) await this.#link(id);
     // Nothing left to share: the peer hears why its spaces were refused.
     if (refusal !== undefined && this.#links.size === 0)
       throw new MincaError('not_authorized', refusal);
