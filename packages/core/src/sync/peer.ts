@@ -51,6 +51,11 @@ export interface SyncSpace {
   takeIn(versions: readonly Version[]): Promise<Version[]>;
   /** Whether `version` is one of the credentials `did` may show here (spec 05 §8). */
   isCredentialOf(version: Version, did: string): boolean;
+  /**
+   * Held without the key (spec 05 §7.3): roles can't be judged here, so credentials are not
+   * taken in; versions come only by sync, from peers that proved the space.
+   */
+  readonly keyless?: boolean;
   /** A reason to refuse these versions from `peer` (a holder over its limits), or nothing. */
   refusal?(peer: string, versions: readonly Version[]): Promise<string | undefined>;
 }
@@ -402,6 +407,7 @@ export class Peer {
       const version = await decodeVerifiedVersion(bytes);
       if (!held.has(version.space)) continue;
       const space = await this.host.space(version.space);
+      if (space.keyless) continue;
       if (!space.isCredentialOf(version, this.did!)) {
         throw new MincaError('protocol', 'a credential that does not show the peer’s own role');
       }
