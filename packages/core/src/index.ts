@@ -7,6 +7,23 @@ export { HybridClock } from './clock.js';
 export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
+export type { AbortSignalLike } from './files/abort.js';
+export {
+  CHUNK_BYTES,
+  type ChunkList,
+  chunkMatches,
+  decodeList as decodeChunkList,
+  MAX_FILE_BYTES,
+} from './files/chunks.js';
+export { DEFAULT_FILE_LIMITS, type FileLimits } from './files/limits.js';
+export type { FilesChange } from './files/node-files.js';
+export type { FileSource, FileSourceProvider } from './files/source.js';
+export type {
+  AddFileOptions,
+  FileProgress,
+  FilesSpace,
+  ReadFileOptions,
+} from './files/space-files.js';
 export { accessProofBytes, spaceAccessKey } from './hosting/access-key.js';
 export { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
 export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';

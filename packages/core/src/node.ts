@@ -6,6 +6,11 @@ import type { StoreFactory } from './adapter.js';
 import type { BodyValue } from './body.js';
 import { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
+import type { FileRef } from './file-ref.js';
+import type { FileLimits } from './files/limits.js';
+import { NodeFiles } from './files/node-files.js';
+import type { FileSourceProvider } from './files/source.js';
+import type { AddFileOptions, ReadFileOptions } from './files/space-files.js';
 import { type HeldEntry, HeldSpace } from './hosting/held-space.js';
 import type { HolderKind } from './hosting/holders.js';
 import type { HoldingPolicy } from './hosting/holding-policy.js';
@@ -37,6 +42,11 @@ export interface NodeConfig {
   key?: SigningKey;
   /** The wall clock, ms. For tests. */
   now?: () => number;
+  /**
+   * Which files the node fetches and keeps: within its limits (`setFileLimits`), the default,
+   * or `'all'`, every file records name, as a carrier or host does.
+   */
+  fetchFiles?: 'limits' | 'all';
   /**
    * Makes this node a holder (a host or carrier, spec 05 §7.3): it keeps spaces peers offer it
    * without their key, as the policy allows. Members name a space to it once the owner lets
@@ -98,12 +108,15 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await Store.open(await stores.open(REGISTRY_PATH), { bodyCache: stores.bodyCache }),
   );
   const key = config.key ?? (await registry.nodeKey());
+  const now = config.now ?? Date.now;
+  const files = new NodeFiles(now, config.fetchFiles === 'all');
   return new MincaNode(
     stores,
     registry,
     key,
     new HybridClock(config.now),
-    config.now ?? Date.now,
+    now,
+    files,
     config.holding,
   );
 }
@@ -124,6 +137,7 @@ export class MincaNode {
     private readonly key: SigningKey,
     private readonly clock: HybridClock,
     private readonly now: () => number,
+    private readonly fileKeeper: NodeFiles,
     private readonly holding?: HoldingPolicy,
   ) {
     this.#sharing = new SharingIndex(registry, async (id) => (await this.#space(id)).sharers());
@@ -132,6 +146,7 @@ export class MincaNode {
       sign: (message) => key.sign(message),
       now: () => this.now(),
       space: (id) => this.#syncSpace(id),
+      files: fileKeeper,
       spacesHeld: async () => [
         ...(await this.registry.spaceIds()),
         ...(await this.registry.heldIds()),
@@ -222,7 +237,10 @@ export class MincaNode {
     this.#check();
     const peer = new Peer(this.#host, transport);
     this.#peers.add(peer);
-    peer.onEnd = () => this.#peers.delete(peer);
+    peer.onEnd = () => {
+      this.#peers.delete(peer);
+      this.fileKeeper.peerEnded(peer);
+    };
     return peer;
   }
 
@@ -264,6 +282,7 @@ export class MincaNode {
             if (membership) peer.reoffer();
           }
         });
+        await this.fileKeeper.opened(space);
         return space;
       })();
       this.#open.set(id, opening);
@@ -297,6 +316,7 @@ export class MincaNode {
       const opening = this.#open.get(id);
       if (!opening) return;
       this.#open.delete(id);
+      await this.fileKeeper.closed(id);
       await (await opening).store.close();
     },
     /** The ids of every space known here. */
@@ -544,6 +564,33 @@ export class MincaNode {
       }
       return space.delete(collection, id);
     },
+    /**
+     * Seals `bytes` under a fresh key in 256 KiB chunks, kept in the space's store, and returns
+     * the {@link FileRef} to put anywhere in a record body. A body names at most 16 files.
+     */
+    addFile: async (
+      spaceId: string,
+      bytes: Uint8Array,
+      options: AddFileOptions = {},
+    ): Promise<FileRef> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).add(bytes, options);
+    },
+    /**
+     * The bytes of a file a record here names: from this node, else from connected peers one
+     * after another, else from the node's other sources (mirrors), checking every chunk. When
+     * nobody has it, it waits, asking again when records change, a peer connects, and every
+     * 15 s. Rejects `invalid_input` for a file no record here names or one that won't open as
+     * named, `closed` when the space closes, `aborted` on `signal`.
+     */
+    readFile: async (
+      spaceId: string,
+      ref: FileRef,
+      options: ReadFileOptions = {},
+    ): Promise<Uint8Array> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).read(ref, options);
+    },
     /** Calls `listener` after each change to the space's records. Returns the unsubscribe. */
     subscribe: async (
       spaceId: string,
@@ -552,6 +599,46 @@ export class MincaNode {
       const space = await this.#space(spaceId);
       return space.subscribe(listener);
     },
+  };
+
+  /**
+   * How much of each space's files this device fetches ahead (`ahead`, 5 MiB by default) and
+   * keeps (`keep`, 256 MiB), Infinity allowed. Kept in memory only: give them at each start.
+   * They reach every open space within a second.
+   */
+  async setFileLimits(limits: Partial<FileLimits>): Promise<void> {
+    this.#check();
+    this.fileKeeper.setLimits(limits);
+  }
+
+  /** Files as stores and mirrors see them: sealed bytes, checked against their ids. */
+  readonly files = {
+    /** Adds sources tried after peers, such as mirrors. Returns the removal. */
+    addSources: (provider: FileSourceProvider): (() => void) =>
+      this.fileKeeper.addSources(provider),
+    /** Ids of the files held whole in the space. */
+    whole: async (spaceId: string): Promise<string[]> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).whole();
+    },
+    /** Ids of the files the space's standing records name. */
+    named: async (spaceId: string): Promise<string[]> => {
+      const space = await this.#space(spaceId);
+      return [...(await (await this.fileKeeper.of(space)).named())];
+    },
+    /** A file's chunk list as stored, if held. */
+    list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).files.get(id)?.list?.bytes;
+    },
+    /** Sealed chunk `n` of a file, if held. */
+    chunk: async (spaceId: string, id: string, n: number): Promise<Uint8Array | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).files.chunk(id, n);
+    },
+    /** Calls `listener` when the files held whole or named in the space may have changed. */
+    subscribe: (spaceId: string, listener: (change: { space: string }) => void): (() => void) =>
+      this.fileKeeper.subscribe(spaceId, listener),
   };
 
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
@@ -563,7 +650,11 @@ export class MincaNode {
     const open = [...this.#open.values(), ...this.#held.values()];
     this.#open.clear();
     this.#held.clear();
-    for (const opening of open) await (await opening.catch(() => undefined))?.store.close();
+    for (const opening of open) {
+      const space = await opening.catch(() => undefined);
+      if (space) await this.fileKeeper.closed(space.id);
+      await space?.store.close();
+    }
     // The factory is the caller's: it may open other nodes' stores too, so it stays open.
     await this.registry.close();
   }

@@ -92,6 +92,25 @@ export interface SyncHost {
   accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
   /** A holder: which spaces `did` proved it holds this node keeps for it (spec 05 §7.3). */
   admit?(did: string, proven: readonly ProvenSpace[]): Promise<Admission>;
+  /** Files: told when a space becomes shared with a peer, and answers its requests (§16.6). */
+  files?: PeerFileHooks;
+}
+
+/** A request for parts of a file, and its answer (the `fwant` and `fdata` messages). */
+export interface FileAsk {
+  /** File id, hex. */
+  id: string;
+  list: boolean;
+  chunks: number[];
+}
+export interface FileAnswer {
+  list?: Uint8Array;
+  chunks: Array<Uint8Array | null>;
+}
+
+export interface PeerFileHooks {
+  linked(peer: Peer, space: string): void;
+  serve(space: string, ask: FileAsk, from: Peer): Promise<FileAnswer>;
 }
 
 /** How this node stands with one peer in one space. */
@@ -157,6 +176,8 @@ const HANDSHAKE_CONTEXT = 'minca/handshake/v1';
 const MAX_CREDENTIALS = 256;
 /** Reconciliation messages a responder answers per heartbeat: a few sessions' worth of rounds. */
 const MAX_ANSWERED = 4 * MAX_ROUNDS;
+/** File requests from one peer waiting to be answered; past this the connection ends. */
+const MAX_FILE_REQUESTS_QUEUED = 16;
 
 export class Peer {
   /** The peer's DID, once proven. */
@@ -178,6 +199,14 @@ export class Peer {
   #closed = false;
   /** Messages are handled one at a time, in order. */
   #inbox: Promise<void> = Promise.resolve();
+  /** File requests sent and not answered yet, by number. */
+  readonly #fileAsks = new Map<
+    number,
+    { resolve: (a: FileAnswer) => void; reject: (e: unknown) => void }
+  >();
+  #nextFileAsk = 0;
+  #serving: Promise<void> = Promise.resolve();
+  #fileServes = 0;
   /** Why the connection ended, once it has. */
   endReason: string | undefined;
   onEnd: ((reason: string) => void) | undefined;
@@ -241,6 +270,9 @@ export class Peer {
     this.endReason = reason;
     clearRepeating(this.#heartbeat);
     if (this.#helloTimer !== undefined) clearTimer(this.#helloTimer);
+    for (const ask of this.#fileAsks.values())
+      ask.reject(new MincaError('closed', `the connection ended: ${reason}`));
+    this.#fileAsks.clear();
     this.onEnd?.(reason);
   }
 
@@ -284,7 +316,68 @@ export class Peer {
       case 'refuse':
         link.refused.add(toHex(m.i));
         return;
+      case 'fwant':
+        return this.#queueFileServe(m);
+      case 'fdata': {
+        // An answer after its asker gave up on it is dropped.
+        const ask = this.#fileAsks.get(m.q);
+        this.#fileAsks.delete(m.q);
+        ask?.resolve({ ...(m.l ? { list: m.l } : {}), chunks: m.c });
+        return;
+      }
     }
+  }
+
+  /**
+   * File requests are answered in order on their own queue, so one that waits for a file this
+   * node is fetching doesn't hold up sync. A peer may have a few queued, no more.
+   */
+  #queueFileServe(m: Extract<Message, { t: 'fwant' }>): void {
+    if (this.#fileServes >= MAX_FILE_REQUESTS_QUEUED)
+      throw new MincaError(
+        'protocol',
+        `more than ${MAX_FILE_REQUESTS_QUEUED} file requests at once`,
+      );
+    this.#fileServes++;
+    const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
+    this.#serving = this.#serving
+      .then(async () => {
+        const answer = (await this.host.files?.serve(m.s, ask, this)) ?? {
+          chunks: m.n.map(() => null),
+        };
+        this.#send({
+          t: 'fdata',
+          s: m.s,
+          q: m.q,
+          ...(answer.list ? { l: answer.list } : {}),
+          c: answer.chunks,
+        });
+      })
+      .catch((error) => this.close(isMincaError(error) ? error.message : String(error)))
+      .finally(() => {
+        this.#fileServes--;
+      });
+  }
+
+  /**
+   * Asks the peer for parts of a file in `space` (spec 05 §16.6). Rejects `closed` when the
+   * connection ends first; a caller that stops waiting calls {@link forgetFileAsk}.
+   */
+  askFile(space: string, ask: FileAsk): { q: number; answer: Promise<FileAnswer> } {
+    const q = this.#nextFileAsk++;
+    const answer = new Promise<FileAnswer>((resolve, reject) => {
+      if (this.#closed || !this.#links.has(space)) {
+        reject(new MincaError('closed', 'the peer does not share this space now'));
+        return;
+      }
+      this.#fileAsks.set(q, { resolve, reject });
+      this.#send({ t: 'fwant', s: space, q, i: fromHex(ask.id), l: ask.list, n: ask.chunks });
+    });
+    return { q, answer };
+  }
+
+  forgetFileAsk(q: number): void {
+    this.#fileAsks.delete(q);
   }
 
   #handshakeBytes(
@@ -349,6 +442,7 @@ export class Peer {
     if (this.#links.has(id)) return;
     this.#links.set(id, new Link(await this.host.space(id)));
     this.#hello(id);
+    this.host.files?.linked(this, id);
   }
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
