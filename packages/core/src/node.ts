@@ -30,7 +30,6 @@ import {
   type PeerSpaceStatus,
   type ProvenSpace,
   type SyncHost,
-  type SyncSpace,
 } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
 import { decodeVerifiedVersion, openBody } from './version.js';
@@ -197,7 +196,7 @@ export class MincaNode {
   }
 
   /** The space `id` as sync sees it: with its key, or held without it. */
-  async #syncSpace(id: string): Promise<SyncSpace> {
+  async #syncSpace(id: string): Promise<OpenSpace | HeldSpace> {
     const opening = this.#held.get(id);
     if (opening) return opening;
     if (!(await this.registry.getSpace(id))) {
@@ -220,6 +219,8 @@ export class MincaNode {
         space.subscribe(() => {
           for (const peer of this.#peers) peer.helloSoon(entry.id);
         });
+        // Its files too, from the versions' clear `f`: with `fetchFiles: 'all'` it keeps them all.
+        await this.fileKeeper.opened(space);
         return space;
       })();
       this.#held.set(entry.id, opening);
@@ -466,7 +467,9 @@ export class MincaNode {
       await this.registry.deleteHeld(id);
       const opening = this.#held.get(id);
       this.#held.delete(id);
-      await (await opening?.catch(() => undefined))?.store.close();
+      const space = await opening?.catch(() => undefined);
+      if (space) await this.fileKeeper.closed(id);
+      await space?.store.close();
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
@@ -616,24 +619,24 @@ export class MincaNode {
     /** Adds sources tried after peers, such as mirrors. Returns the removal. */
     addSources: (provider: FileSourceProvider): (() => void) =>
       this.fileKeeper.addSources(provider),
-    /** Ids of the files held whole in the space. */
+    /** Ids of the files held whole in the space (one held without its key too). */
     whole: async (spaceId: string): Promise<string[]> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return (await this.fileKeeper.of(space)).whole();
     },
     /** Ids of the files the space's standing records name. */
     named: async (spaceId: string): Promise<string[]> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return [...(await (await this.fileKeeper.of(space)).named())];
     },
     /** A file's chunk list as stored, if held. */
     list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return (await this.fileKeeper.of(space)).files.get(id)?.list?.bytes;
     },
     /** Sealed chunk `n` of a file, if held. */
     chunk: async (spaceId: string, id: string, n: number): Promise<Uint8Array | undefined> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return (await this.fileKeeper.of(space)).files.chunk(id, n);
     },
     /** Calls `listener` when the files held whole or named in the space may have changed. */
