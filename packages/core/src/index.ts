@@ -32,6 +32,14 @@ export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
 export type { Role } from './membership.js';
+export { mirrorStatePath } from './mirror/mirror-state.js';
+export { MAX_SEGMENT_BYTES, SEGMENT_BYTES } from './mirror/segment.js';
+export {
+  COMPACT_MIN_SEGMENTS,
+  type MirrorErrorContext,
+  type MirrorStatus,
+} from './mirror/space-mirror.js';
+export type { MirrorErrorListener, MirrorInput } from './mirror/space-mirrors.js';
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,

@@ -2,7 +2,8 @@
  * The node: what an app holds. It opens spaces from its stores, and reads and writes records.
  * `createNode` is the entry point.
  */
-import type { StoreFactory } from './adapter.js';
+import type { MirrorConfig, StoreFactory } from './adapter.js';
+import type { BlobStore } from './blob-store.js';
 import type { BodyValue } from './body.js';
 import { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
@@ -18,6 +19,14 @@ import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
+import { mirroredFiles } from './mirror/node-files-view.js';
+import type { MirrorStatus } from './mirror/space-mirror.js';
+import {
+  type MirrorErrorListener,
+  type ResolvedMirror,
+  resolveMirrors,
+  SpaceMirrors,
+} from './mirror/space-mirrors.js';
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
@@ -32,7 +41,7 @@ import {
   type SyncHost,
 } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
-import { decodeVerifiedVersion, openBody } from './version.js';
+import { decodeVerifiedVersion, openBody, type Version } from './version.js';
 
 export interface NodeConfig {
   /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
@@ -41,6 +50,13 @@ export interface NodeConfig {
   key?: SigningKey;
   /** The wall clock, ms. For tests. */
   now?: () => number;
+  /**
+   * Blob stores to mirror every open space to (spec 05 §16), after the store factory's own
+   * mirrors: a blob store (push 5 s after a change, pull at open) or a {@link MirrorConfig}.
+   */
+  mirrors?: readonly (BlobStore | MirrorConfig)[];
+  /** Told of what a mirror could not do: a failed push or pull, a segment skipped. */
+  onMirrorError?: MirrorErrorListener;
   /**
    * Which files the node fetches and keeps: within its limits (`setFileLimits`), the default,
    * or `'all'`, every file records name, as a carrier or host does.
@@ -66,6 +82,8 @@ export interface SpaceStatus {
   problems: readonly string[];
   /** Each connected peer sharing the space: whether this node is synced and level with it. */
   peers: PeerSpaceStatus[];
+  /** Each mirror of the space, by index. */
+  mirrors: MirrorStatus[];
 }
 
 /** Everything a node needs to join a space: see `spaces.share`. */
@@ -109,6 +127,7 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
   const key = config.key ?? (await registry.nodeKey());
   const now = config.now ?? Date.now;
   const files = new NodeFiles(now, config.fetchFiles === 'all');
+  const mirrors = resolveMirrors(stores.mirrors, config.mirrors);
   return new MincaNode(
     stores,
     registry,
@@ -116,6 +135,7 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     new HybridClock(config.now),
     now,
     files,
+    { mirrors, onError: config.onMirrorError },
     config.holding,
   );
 }
@@ -125,6 +145,7 @@ export class MincaNode {
   /** Spaces held without their key, open. */
   readonly #held = new Map<string, Promise<HeldSpace>>();
   readonly #peers = new Set<Peer>();
+  readonly #mirrors = new Map<string, SpaceMirrors>();
   readonly #host: SyncHost;
   readonly #sharing: SharingIndex;
   #closed = false;
@@ -137,9 +158,15 @@ export class MincaNode {
     private readonly clock: HybridClock,
     private readonly now: () => number,
     private readonly fileKeeper: NodeFiles,
+    private readonly mirrorConfig: {
+      mirrors: readonly ResolvedMirror[];
+      onError: MirrorErrorListener | undefined;
+    } = { mirrors: [], onError: undefined },
     private readonly holding?: HoldingPolicy,
   ) {
     this.#sharing = new SharingIndex(registry, async (id) => (await this.#space(id)).sharers());
+    // readFile falls back to a space's mirrors after its peers.
+    fileKeeper.addSources((id) => this.#mirrors.get(id)?.fileSources() ?? []);
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
@@ -282,8 +309,24 @@ export class MincaNode {
             // Someone may have gained a role: the space may now be shared with more peers.
             if (membership) peer.reoffer();
           }
+          this.#mirrors.get(id)?.changed();
         });
-        await this.fileKeeper.opened(space);
+        const files = await this.fileKeeper.opened(space);
+        const { mirrors, onError } = this.mirrorConfig;
+        if (mirrors.length > 0) {
+          const mirrored = {
+            id,
+            store,
+            key: space.entry.key,
+            mayTakeIn: (v: Version) => space.mayTakeIn(v),
+            takeIn: (v: readonly Version[]) => space.takeIn(v),
+            files: mirroredFiles(files, (listener) => this.fileKeeper.subscribe(id, listener)),
+          };
+          this.#mirrors.set(
+            id,
+            await SpaceMirrors.start(mirrored, this.stores, mirrors, onError, this.now),
+          );
+        }
         return space;
       })();
       this.#open.set(id, opening);
@@ -317,8 +360,18 @@ export class MincaNode {
       const opening = this.#open.get(id);
       if (!opening) return;
       this.#open.delete(id);
+      const space = await opening;
       await this.fileKeeper.closed(id);
-      await (await opening).store.close();
+      await this.#closeMirrors(id);
+      await space.store.close();
+    },
+    /**
+     * Pushes what the space's mirrors lack and pulls what they hold, now, rather than at the
+     * next timer. Rejects with the first mirror's failure, after every mirror ran.
+     */
+    syncMirrors: async (id: string): Promise<void> => {
+      await this.#space(id);
+      await this.#mirrors.get(id)?.sync();
     },
     /** The ids of every space known here. */
     list: async (): Promise<string[]> => {
@@ -336,6 +389,7 @@ export class MincaNode {
         collections: space.store.collectionNames(),
         problems: space.store.problems,
         peers: [...this.#peers].flatMap((p) => p.status(id) ?? []),
+        mirrors: this.#mirrors.get(id)?.status() ?? [],
       };
     },
     /**
@@ -518,6 +572,13 @@ export class MincaNode {
     return { id: space.id, owner: space.entry.owner };
   }
 
+  /** Pushes what is left to the space's mirrors, and stops them. */
+  async #closeMirrors(id: string): Promise<void> {
+    const mirrors = this.#mirrors.get(id);
+    this.#mirrors.delete(id);
+    await mirrors?.close();
+  }
+
   readonly records = {
     /**
      * Writes a record: a new one, or a new version of `options.id` superseding its heads.
@@ -655,8 +716,10 @@ export class MincaNode {
     this.#held.clear();
     for (const opening of open) {
       const space = await opening.catch(() => undefined);
-      if (space) await this.fileKeeper.closed(space.id);
-      await space?.store.close();
+      if (!space) continue;
+      await this.fileKeeper.closed(space.id);
+      await this.#closeMirrors(space.id);
+      await space.store.close();
     }
     // The factory is the caller's: it may open other nodes' stores too, so it stays open.
     await this.registry.close();
