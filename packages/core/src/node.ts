@@ -19,6 +19,7 @@ import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite, MAX_INVITE_HOLDERS } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
+import { mirroredFiles } from './mirror/node-files-view.js';
 import type { MirrorStatus } from './mirror/space-mirror.js';
 import {
   type MirrorErrorListener,
@@ -38,7 +39,6 @@ import {
   type PeerSpaceStatus,
   type ProvenSpace,
   type SyncHost,
-  type SyncSpace,
 } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
 import { decodeVerifiedVersion, openBody, type Version } from './version.js';
@@ -51,17 +51,17 @@ export interface NodeConfig {
   /** The wall clock, ms. For tests. */
   now?: () => number;
   /**
-   * Which files the node fetches and keeps: within its limits (`setFileLimits`), the default,
-   * or `'all'`, every file records name, as a carrier or host does.
-   */
-  fetchFiles?: 'limits' | 'all';
-  /**
    * Blob stores to mirror every open space to (spec 05 §16), after the store factory's own
    * mirrors: a blob store (push 5 s after a change, pull at open) or a {@link MirrorConfig}.
    */
   mirrors?: readonly (BlobStore | MirrorConfig)[];
   /** Told of what a mirror could not do: a failed push or pull, a segment skipped. */
   onMirrorError?: MirrorErrorListener;
+  /**
+   * Which files the node fetches and keeps: within its limits (`setFileLimits`), the default,
+   * or `'all'`, every file records name, as a carrier or host does.
+   */
+  fetchFiles?: 'limits' | 'all';
   /**
    * Makes this node a holder (a host or carrier, spec 05 §7.3): it keeps spaces peers offer it
    * without their key, as the policy allows. Members name a space to it once the owner lets
@@ -165,6 +165,8 @@ export class MincaNode {
     private readonly holding?: HoldingPolicy,
   ) {
     this.#sharing = new SharingIndex(registry, async (id) => (await this.#space(id)).sharers());
+    // readFile falls back to a space's mirrors after its peers.
+    fileKeeper.addSources((id) => this.#mirrors.get(id)?.fileSources() ?? []);
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
@@ -221,7 +223,7 @@ export class MincaNode {
   }
 
   /** The space `id` as sync sees it: with its key, or held without it. */
-  async #syncSpace(id: string): Promise<SyncSpace> {
+  async #syncSpace(id: string): Promise<OpenSpace | HeldSpace> {
     const opening = this.#held.get(id);
     if (opening) return opening;
     if (!(await this.registry.getSpace(id))) {
@@ -240,12 +242,12 @@ export class MincaNode {
         const adapter = await this.stores.open(spaceStorePath(entry.id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
         const space = await HeldSpace.open(entry, store, this.holding ?? {});
-        // Files follow records here too: with fetchFiles 'all' a holder fetches and keeps them.
-        await this.fileKeeper.opened(space);
         // What one member brings, the others hear of soon.
         space.subscribe(() => {
           for (const peer of this.#peers) peer.helloSoon(entry.id);
         });
+        // Its files too, from the versions' clear `f`: with `fetchFiles: 'all'` it keeps them all.
+        await this.fileKeeper.opened(space);
         return space;
       })();
       this.#held.set(entry.id, opening);
@@ -309,7 +311,7 @@ export class MincaNode {
           }
           this.#mirrors.get(id)?.changed();
         });
-        await this.fileKeeper.opened(space);
+        const files = await this.fileKeeper.opened(space);
         const { mirrors, onError } = this.mirrorConfig;
         if (mirrors.length > 0) {
           const mirrored = {
@@ -318,6 +320,7 @@ export class MincaNode {
             key: space.entry.key,
             mayTakeIn: (v: Version) => space.mayTakeIn(v),
             takeIn: (v: readonly Version[]) => space.takeIn(v),
+            files: mirroredFiles(files, (listener) => this.fileKeeper.subscribe(id, listener)),
           };
           this.#mirrors.set(
             id,
@@ -526,7 +529,9 @@ export class MincaNode {
       await this.registry.deleteHeld(id);
       const opening = this.#held.get(id);
       this.#held.delete(id);
-      await (await opening?.catch(() => undefined))?.store.close();
+      const space = await opening?.catch(() => undefined);
+      if (space) await this.fileKeeper.closed(id);
+      await space?.store.close();
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
@@ -697,24 +702,24 @@ export class MincaNode {
     /** Adds sources tried after peers, such as mirrors. Returns the removal. */
     addSources: (provider: FileSourceProvider): (() => void) =>
       this.fileKeeper.addSources(provider),
-    /** Ids of the files held whole in the space. */
+    /** Ids of the files held whole in the space (one held without its key too). */
     whole: async (spaceId: string): Promise<string[]> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return (await this.fileKeeper.of(space)).whole();
     },
     /** Ids of the files the space's standing records name. */
     named: async (spaceId: string): Promise<string[]> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return [...(await (await this.fileKeeper.of(space)).named())];
     },
     /** A file's chunk list as stored, if held. */
     list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return (await this.fileKeeper.of(space)).files.get(id)?.list?.bytes;
     },
     /** Sealed chunk `n` of a file, if held. */
     chunk: async (spaceId: string, id: string, n: number): Promise<Uint8Array | undefined> => {
-      const space = await this.#space(spaceId);
+      const space = await this.#syncSpace(spaceId); // held without its key too
       return (await this.fileKeeper.of(space)).files.chunk(id, n);
     },
     /** Calls `listener` when the files held whole or named in the space may have changed. */

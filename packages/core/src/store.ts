@@ -11,7 +11,7 @@ import { fromHex, toHex } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
 import { IdSum } from './id-sum.js';
-import { VERSION_HEX } from './ids.js';
+import { hashId, VERSION_HEX } from './ids.js';
 import { LruBodyCache } from './lru.js';
 import { isCollectionName } from './names.js';
 import { CollectionState, type VersionMeta } from './record-state.js';
@@ -196,6 +196,30 @@ export class Store {
         out[i] = version;
       });
     }
+    return out;
+  }
+
+  /**
+   * The encoded bytes of `ids`, in order, `undefined` where missing, without decoding them: for
+   * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their id.
+   */
+  async getVersionBytes(ids: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    this.#check();
+    const out: Array<Uint8Array | undefined> = ids.map((id) => this.#bodies.get(id));
+    const missing = ids.flatMap((_, i) => (out[i] ? [] : [i]));
+    if (missing.length === 0) return out;
+    const read = await readVersions(
+      this.#adapter,
+      missing.map((i) => ids[i]!),
+    );
+    read.forEach((bytes, j) => {
+      if (!bytes) return;
+      const id = ids[missing[j]!]!;
+      if (toHex(hashId(bytes)) !== id)
+        throw new MincaError('corrupt', `version ${id} does not hash to its id`);
+      this.#bodies.set(id, bytes);
+      out[missing[j]!] = bytes;
+    });
     return out;
   }
 

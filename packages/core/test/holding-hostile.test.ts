@@ -40,6 +40,7 @@ async function liar(
   key: SigningKey,
   space: string,
   prove: (peerNonce: Uint8Array, nonce: Uint8Array, peer: string) => [string, Uint8Array],
+  credentials: Uint8Array[] = [],
 ) {
   const [mine, theirs] = createMemoryTransportPair();
   const received: Message[] = [];
@@ -52,7 +53,15 @@ async function liar(
       mine.send(encodeMessage({ t: 'auth', g: key.sign(signed) }));
       const [access, proof] = prove(m.n, nonce, m.d);
       setTimeout(
-        () => mine.send(encodeMessage({ t: 'spaces', s: [space], p: [[space, access, proof]] })),
+        () =>
+          mine.send(
+            encodeMessage({
+              t: 'spaces',
+              s: [space],
+              p: [[space, access, proof]],
+              ...(credentials.length > 0 ? { a: credentials } : {}),
+            }),
+          ),
         0,
       );
     }
@@ -67,11 +76,31 @@ describe('a holder lets in only peers that prove the space', () => {
     const { host, space, key, before } = await setup();
     const access = spaceAccessKey(space, key);
     const someone = SigningKey.generate();
+    // A version of the space, validly signed by its author, passed off as a credential.
+    const smuggled = createVersion(
+      {
+        space,
+        collection: 'sys.member',
+        record: 'x',
+        supersedes: [],
+        timestamp: Date.now(),
+        files: [],
+        body: { role: 'owner' },
+      },
+      randomKey(),
+      someone,
+    );
     // Signed by another key, under the real access DID.
-    const forged = await liar(host, someone, space, (peerNonce, nonce, peer) => [
-      access.did,
-      SigningKey.generate().sign(accessProofBytes(space, someone.did, peer, peerNonce, nonce)),
-    ]);
+    const forged = await liar(
+      host,
+      someone,
+      space,
+      (peerNonce, nonce, peer) => [
+        access.did,
+        SigningKey.generate().sign(accessProofBytes(space, someone.did, peer, peerNonce, nonce)),
+      ],
+      [smuggled.bytes],
+    );
     // The real access key, but over another connection's nonces: a replay.
     const replayed = await liar(host, someone, space, (_peerNonce, nonce, peer) => [
       access.did,

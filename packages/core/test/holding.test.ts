@@ -51,6 +51,34 @@ describe('hosts and carriers hold ciphertext without the space key', () => {
     await converged([owner, member, host], space);
   });
 
+  it('a host with fetchFiles "all" keeps files it cannot open, and serves them', async () => {
+    const [owner, member] = [await make(), await make()];
+    const host = await createNode({ stores: fakeStores(), holding: {}, fetchFiles: 'all' });
+    nodes.push(host);
+    const space = await sharedSpace(owner, [member]);
+    await owner.spaces.allowHolder(space, host.did);
+    const [toMember] = connect(owner, member);
+    await converged([owner, member], space);
+    toMember.close('parting');
+    const bytes = new Uint8Array(300_000).map((_, i) => (i * 7) % 251);
+    const ref = await owner.records.addFile(space, bytes, { mime: 'application/octet-stream' });
+    await owner.records.put(space, 'app.post', { ref });
+
+    const [toHost] = connect(owner, host);
+    await hosted(host, [owner], space);
+    await until(
+      async () => (await host.files.whole(space)).includes(ref.$file),
+      15_000,
+      'the file',
+    );
+    toHost.close('owner goes offline');
+
+    connect(member, host);
+    await hosted(host, [member], space);
+    const back = await member.records.readFile(space, ref);
+    expect(Buffer.from(back).equals(Buffer.from(bytes))).toBe(true);
+  });
+
   it('names a space only to holders the owner allows', async () => {
     const [owner, host] = [await make(), await make({})];
     const space = await sharedSpace(owner, []);

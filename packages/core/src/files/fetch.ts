@@ -17,6 +17,8 @@ export interface FetchOptions {
   signal?: AbortSignalLike;
   /** Called after each batch of chunks is stored. */
   onChunks?: () => void;
+  /** Told each chunk as it is stored, checked; what it throws ends the fetch. */
+  onChunk?: (n: number, sealed: Uint8Array) => void;
   /** Asked once the list is known: false stops before any chunk (it's too big to fetch ahead). */
   proceed?: (list: ChunkList) => boolean;
   /** Told of each source as it is asked. */
@@ -105,6 +107,7 @@ export async function fetchFile(
           else good.push([batch[i]!, sealed]);
         }
         await files.putChunks(id, good);
+        for (const [n, sealed] of good) options.onChunk?.(n, sealed);
         options.onChunks?.();
         checkAborted(signal);
         // This source lacks part of it: the next one is asked for the rest.

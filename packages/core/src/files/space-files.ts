@@ -83,6 +83,8 @@ const SERVE_WAIT_MS = 10_000;
 
 export class SpaceFiles {
   #passTimer: unknown;
+  /** When the first change not yet passed over came. */
+  #firstChange: number | undefined;
   #passing: Promise<void> | undefined;
   #passAgain = false;
   #closed = false;
@@ -111,11 +113,21 @@ export class SpaceFiles {
 
   // ——— events ———
 
-  /** Records changed: reads waiting ask again now; ahead and drops run about 2 s later. */
+  /**
+   * Records changed: reads waiting ask again now; ahead and drops run about 2 s after the last
+   * change (a steady stream of changes still gets a pass every 4 s), so a relay that took the
+   * records in first has started its own fetch when this node asks it.
+   */
   recordsChanged(): void {
     this.#named = undefined;
     this.#wake();
-    this.#schedule(FILES_AFTER_CHANGE_MS);
+    const now = this.context.now();
+    this.#firstChange ??= now;
+    const wait = Math.min(
+      FILES_AFTER_CHANGE_MS,
+      this.#firstChange + 2 * FILES_AFTER_CHANGE_MS - now,
+    );
+    this.#schedule(Math.max(0, wait), true);
   }
 
   /** Another process wrote the store: what is held is read again, and reads ask again. */
@@ -209,6 +221,13 @@ export class SpaceFiles {
       for (const n of file.held) done += plainLength(file.list.size, n);
       onProgress({ done, total: ref.size });
     };
+    // Chunks fetched now are opened as they arrive, so they aren't read back and hashed again.
+    const out = new Uint8Array(ref.size);
+    const opened = new Set<number>();
+    const openFetched = (n: number, sealed: Uint8Array) => {
+      out.set(openChunk(ref.key, ref.size, n, sealed), n * CHUNK_BYTES);
+      opened.add(n);
+    };
     this.#pin(id);
     try {
       for (;;) {
@@ -222,6 +241,7 @@ export class SpaceFiles {
             this.#fetch(id, this.context.sources(), {
               ...(signal ? { signal } : {}),
               onChunks: progress,
+              onChunk: openFetched,
               proceed: (list) => list.size === ref.size,
             }),
           );
@@ -230,7 +250,7 @@ export class SpaceFiles {
             throw wrongFile(id, 'its size is not the one named');
         }
         if (this.files.isWhole(id)) {
-          const bytes = await this.#open(id, ref);
+          const bytes = await this.#open(id, ref, out, opened);
           if (bytes) {
             await this.files.setUsed(id, this.context.now());
             this.#nobodyHad.delete(id);
@@ -247,10 +267,15 @@ export class SpaceFiles {
     }
   }
 
-  /** The file's bytes from the chunks here, or undefined when one turned out damaged. */
-  async #open(id: string, ref: FileRef): Promise<Uint8Array | undefined> {
-    const out = new Uint8Array(ref.size);
+  /** The file's bytes, opening the chunks not opened yet; undefined when one turned out damaged. */
+  async #open(
+    id: string,
+    ref: FileRef,
+    out: Uint8Array,
+    opened: ReadonlySet<number>,
+  ): Promise<Uint8Array | undefined> {
     for (let n = 0; n < chunkCount(ref.size); n++) {
+      if (opened.has(n)) continue;
       const sealed = await this.files.chunk(id, n);
       if (!sealed) return undefined;
       out.set(openChunk(ref.key, ref.size, n, sealed), n * CHUNK_BYTES);
@@ -353,15 +378,16 @@ export class SpaceFiles {
     return named;
   }
 
-  /** Runs a pass `ms` from now, unless one is due sooner. */
-  #schedule(ms: number): void {
+  /** Runs a pass `ms` from now, unless one is due sooner; `postpone` moves a pending one. */
+  #schedule(ms: number, postpone = false): void {
     if (this.#closed) return;
     if (this.#passTimer !== undefined) {
-      if (ms > 0) return;
+      if (ms > 0 && !postpone) return;
       clearTimer(this.#passTimer);
     }
     this.#passTimer = setTimer(() => {
       this.#passTimer = undefined;
+      this.#firstChange = undefined;
       void this.pass().catch(() => undefined);
     }, ms);
   }

@@ -75,9 +75,10 @@ export class HeldSpace {
     return true;
   }
 
-  /** Credentials are versions of the space like any other: kept, never judged. */
-  isCredentialOf(version: Version): boolean {
-    return version.space === this.id;
+  /** No key, no roles: credentials are never taken in here (see `keyless`). */
+  readonly keyless = true;
+  isCredentialOf(): boolean {
+    return false;
   }
 
   /** The policy's reason to refuse these versions from `peer`, if it has one. */

@@ -9,6 +9,7 @@ import { isSystemCollection } from '../names.js';
 import type { Store } from '../store.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { decodeVersion, openBody, type Version, verifyVersion } from '../version.js';
+import { type MirroredFiles, MirrorFileSource, pushFiles } from './mirror-files.js';
 import type { MirrorState } from './mirror-state.js';
 import {
   decodeSegment,
@@ -22,6 +23,8 @@ import {
 
 /** A writer compacts once it has this many segments of its own (and twice what it last left). */
 export const COMPACT_MIN_SEGMENTS = 32;
+/** When the pull at open failed and nothing pulls on a period, it is tried again after this, ms. */
+export const OPEN_PULL_RETRY_MS = 30_000;
 /** Blob store requests in flight per mirror. */
 const CONCURRENCY = 4;
 /** Segments written per counter reservation and state write. */
@@ -41,6 +44,8 @@ export interface MirroredSpace {
   readonly key: Uint8Array | undefined;
   mayTakeIn(version: Version): Promise<boolean>;
   takeIn(versions: readonly Version[]): Promise<Version[]>;
+  /** The space's files, pushed beside its segments (§16.4); none when the node keeps none. */
+  readonly files?: MirroredFiles;
 }
 
 /** Where a mirror's error happened. */
@@ -84,6 +89,8 @@ export interface MirrorCounts {
   versionsTakenIn: number;
   versionsPushed: number;
   compactions: number;
+  filesPut: number;
+  filesDeleted: number;
 }
 
 async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -109,10 +116,21 @@ export class SpaceMirror {
     versionsTakenIn: 0,
     versionsPushed: 0,
     compactions: 0,
+    filesPut: 0,
+    filesDeleted: 0,
   };
+  /** Where `readFile` may fetch this space's files from, after peers. */
+  readonly fileSource: MirrorFileSource;
+  /** This writer's files in the mirror (id → whole), once listed; and whether to look again. */
+  #filesInMirror: Map<string, boolean> | undefined;
+  #filesDirty = true;
+  #unsubscribeFiles: (() => void) | undefined;
+  /** Encoded sizes of versions this mirror packed or read, so a compaction can tell its gain. */
+  readonly #sizes = new Map<string, number>();
   #queue: Promise<void> = Promise.resolve();
   #pushTimer: unknown;
   #pullTimer: unknown;
+  #retryTimer: unknown;
   #pullQueued = false;
   #closed = false;
   #status: Omit<MirrorStatus, 'index' | 'writer' | 'segments'> = {};
@@ -122,7 +140,13 @@ export class SpaceMirror {
     private readonly state: MirrorState,
     private readonly options: SpaceMirrorOptions,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.fileSource = new MirrorFileSource(options.store, space.id, options.index);
+    this.#unsubscribeFiles = space.files?.subscribe(() => {
+      this.#filesDirty = true;
+      this.changed();
+    });
+  }
 
   /** Starts mirroring: a pull now (then a push of what the mirror lacks), and one every period. */
   static start(
@@ -132,8 +156,8 @@ export class SpaceMirror {
     now: () => number = Date.now,
   ): SpaceMirror {
     const mirror = new SpaceMirror(space, state, options, now);
-    mirror.#pullSoon();
-    mirror.#enqueue(() => mirror.#push()).catch(() => undefined);
+    mirror.#pullSoon(true);
+    mirror.#enqueue(() => mirror.#push()).catch(() => mirror.changed());
     if (options.pullIntervalMs > 0)
       mirror.#pullTimer = setRepeating(() => mirror.#pullSoon(), options.pullIntervalMs);
     return mirror;
@@ -157,7 +181,8 @@ export class SpaceMirror {
     if (this.#closed || this.#pushTimer !== undefined) return;
     this.#pushTimer = setTimer(() => {
       this.#pushTimer = undefined;
-      this.#enqueue(() => this.#push()).catch(() => undefined);
+      // A push that failed (the store unreachable) is tried again after the same delay.
+      this.#enqueue(() => this.#push()).catch(() => this.changed());
     }, this.options.pushDelayMs);
   }
 
@@ -169,23 +194,35 @@ export class SpaceMirror {
     });
   }
 
-  /** Pushes what is left, then stops. The state store is closed by the caller. */
+  /** Pushes what is left, then stops and closes the state store. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#pushTimer !== undefined) clearTimer(this.#pushTimer);
     if (this.#pullTimer !== undefined) clearRepeating(this.#pullTimer);
+    if (this.#retryTimer !== undefined) clearTimer(this.#retryTimer);
+    this.#unsubscribeFiles?.();
     await this.#run(() => this.#push()).catch(() => undefined);
     await this.state.close();
   }
 
-  #pullSoon(): void {
+  /**
+   * Queues a pull. The pull at open is tried again every {@link OPEN_PULL_RETRY_MS} until one
+   * succeeds when there is no period to pull on, so a device that opened offline still catches up.
+   */
+  #pullSoon(atOpen = false): void {
     if (this.#pullQueued || this.#closed) return;
     this.#pullQueued = true;
     this.#enqueue(() => {
       this.#pullQueued = false;
       return this.#pull();
-    }).catch(() => undefined);
+    }).catch(() => {
+      if (!atOpen || this.options.pullIntervalMs > 0 || this.#closed) return;
+      this.#retryTimer = setTimer(() => {
+        this.#retryTimer = undefined;
+        this.#pullSoon(true);
+      }, OPEN_PULL_RETRY_MS);
+    });
   }
 
   #enqueue(op: () => Promise<void>): Promise<void> {
@@ -272,7 +309,10 @@ export class SpaceMirror {
       this.counts.segmentsRead++;
       try {
         const versions = await this.#verify(name, bytes);
-        for (const v of versions) pending.set(v.id, v);
+        for (const v of versions) {
+          pending.set(v.id, v);
+          this.#sizes.set(v.id, v.bytes.length);
+        }
         found.push({ name, ids: versions.map((v) => v.id) });
       } catch (error) {
         const e = asMincaError(error, `reading segment ${name.key}`);
@@ -312,7 +352,13 @@ export class SpaceMirror {
   /** Decodes a segment and checks every version in it as a peer's would be checked. */
   async #verify(name: SegmentName, bytes: Uint8Array): Promise<Version[]> {
     const segment = decodeSegment(name, bytes);
-    const versions = segment.versions.map((b) => decodeVersion(b));
+    let versions: Version[];
+    try {
+      versions = segment.versions.map((b) => decodeVersion(b));
+    } catch (cause) {
+      // The segment's bytes are as written (its hash says so): what it holds is bad, for good.
+      throw new MincaError('invalid_version', `segment ${name.key} holds a bad version`, { cause });
+    }
     const store = this.space.store;
     const fresh = versions.filter((v) => !store.hasVersion(v.collection, v.id));
     await Promise.all(fresh.map(verifyVersion));
@@ -384,6 +430,25 @@ export class SpaceMirror {
       this.#status.pushedAt = this.now();
       if (written.length > 0) await this.#compactIfDue();
     }
+    const files = this.space.files;
+    if (files && this.#filesDirty) {
+      this.#filesDirty = false;
+      try {
+        this.#filesInMirror = await pushFiles(
+          this.options.store,
+          this.space.id,
+          this.state.writer,
+          files,
+          this.#filesInMirror,
+          this.counts,
+        );
+      } catch (error) {
+        this.#filesDirty = true;
+        // What is there is unknown now: list again next time.
+        this.#filesInMirror = undefined;
+        throw error;
+      }
+    }
   }
 
   /**
@@ -393,19 +458,19 @@ export class SpaceMirror {
   async #write(ids: readonly string[]): Promise<string[]> {
     const target = this.options.segmentBytes ?? SEGMENT_BYTES;
     const written: string[] = [];
-    let packs: Version[][] = [];
-    let pack: Version[] = [];
+    let packs: Array<Array<[string, Uint8Array]>> = [];
+    let pack: Array<[string, Uint8Array]> = [];
     let size = 0;
     const flush = async () => {
       if (packs.length === 0) return;
       const first = await this.state.reserve(packs.length);
       const segments = packs.map((versions, i) => ({
-        ids: versions.map((v) => v.id),
+        ids: versions.map(([id]) => id),
         ...encodeSegment({
           space: this.space.id,
           writer: this.state.writer,
           counter: first + i,
-          versions: versions.map((v) => v.bytes),
+          versions: versions.map(([, bytes]) => bytes),
         }),
       }));
       packs = [];
@@ -421,17 +486,19 @@ export class SpaceMirror {
       written.push(...segments.map((s) => s.key));
     };
     for (let i = 0; i < ids.length; i += READ_WINDOW) {
-      const versions = await this.space.store.getVersions(ids.slice(i, i + READ_WINDOW));
-      for (const v of versions) {
-        if (!v) continue;
-        if (pack.length > 0 && size + v.bytes.length > target) {
+      const window = ids.slice(i, i + READ_WINDOW);
+      const bodies = await this.space.store.getVersionBytes(window);
+      for (const [j, bytes] of bodies.entries()) {
+        if (!bytes) continue;
+        this.#sizes.set(window[j]!, bytes.length);
+        if (pack.length > 0 && size + bytes.length > target) {
           packs.push(pack);
           pack = [];
           size = 0;
           if (packs.length >= WRITE_WINDOW) await flush();
         }
-        pack.push(v);
-        size += v.bytes.length;
+        pack.push([window[j]!, bytes]);
+        size += bytes.length;
       }
     }
     if (pack.length > 0) packs.push(pack);
@@ -481,20 +548,26 @@ export class SpaceMirror {
     this.counts.compactions++;
   }
 
-  /** How many segments `ids` would pack into. */
+  /** How many segments `ids` would pack into: from sizes seen, reading only the others. */
   async #packCount(ids: readonly string[]): Promise<number> {
     const target = this.options.segmentBytes ?? SEGMENT_BYTES;
+    const unseen = ids.filter((id) => !this.#sizes.has(id));
+    for (let i = 0; i < unseen.length; i += READ_WINDOW) {
+      const window = unseen.slice(i, i + READ_WINDOW);
+      const bodies = await this.space.store.getVersionBytes(window);
+      for (const [j, bytes] of bodies.entries())
+        if (bytes) this.#sizes.set(window[j]!, bytes.length);
+    }
     let count = 0;
     let size = 0;
-    for (let i = 0; i < ids.length; i += READ_WINDOW) {
-      for (const v of await this.space.store.getVersions(ids.slice(i, i + READ_WINDOW))) {
-        if (!v) continue;
-        if (size > 0 && size + v.bytes.length > target) {
-          count++;
-          size = 0;
-        }
-        size += v.bytes.length;
+    for (const id of ids) {
+      const length = this.#sizes.get(id);
+      if (length === undefined) continue;
+      if (size > 0 && size + length > target) {
+        count++;
+        size = 0;
       }
+      size += length;
     }
     return count + (size > 0 ? 1 : 0);
   }

@@ -18,6 +18,7 @@ import {
   decodeMessage,
   encodeMessage,
   MAX_FRAME_BYTES,
+  MAX_SPACES,
   MAX_VERSIONS_PER_MESSAGE,
   type Message,
   NEGENTROPY_FRAME_LIMIT,
@@ -50,6 +51,11 @@ export interface SyncSpace {
   takeIn(versions: readonly Version[]): Promise<Version[]>;
   /** Whether `version` is one of the credentials `did` may show here (spec 05 §8). */
   isCredentialOf(version: Version, did: string): boolean;
+  /**
+   * Held without the key (spec 05 §7.3): roles can't be judged here, so credentials are not
+   * taken in; versions come only by sync, from peers that proved the space.
+   */
+  readonly keyless?: boolean;
   /** A reason to refuse these versions from `peer` (a holder over its limits), or nothing. */
   refusal?(peer: string, versions: readonly Version[]): Promise<string | undefined>;
 }
@@ -79,8 +85,6 @@ export interface SyncHost {
   spacesHeld(): Promise<string[]>;
   space(id: string): Promise<SyncSpace>;
   now(): number;
-  /** Files: told when a space becomes shared with a peer, and answers its requests (§16.6). */
-  files?: PeerFileHooks;
   /**
    * The space's access key, when `did` may hold `space` without its key (a host or carrier the
    * owner allows): this node proves the space to it with the key (spec 05 §7.3).
@@ -88,6 +92,8 @@ export interface SyncHost {
   accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
   /** A holder: which spaces `did` proved it holds this node keeps for it (spec 05 §7.3). */
   admit?(did: string, proven: readonly ProvenSpace[]): Promise<Admission>;
+  /** Files: told when a space becomes shared with a peer, and answers its requests (§16.6). */
+  files?: PeerFileHooks;
 }
 
 /** A request for parts of a file, and its answer (the `fwant` and `fdata` messages). */
@@ -114,8 +120,6 @@ export interface PeerSpaceStatus {
   synced: boolean;
   /** Both hold exactly the same versions: the fingerprints are equal. */
   level: boolean;
-  /** Why the peer last refused a version of ours (a holder over its limits), if it did. */
-  refused?: string;
 }
 
 interface Session {
@@ -159,8 +163,6 @@ class Link {
   readonly inFlight = new Map<number, Want>();
   /** Versions we refused from this peer, and it refused from us: not moved again. */
   readonly refused = new BoundedSet(MAX_REFUSALS);
-  /** The peer's last reason for refusing a version of ours, such as a host over its limits. */
-  refusedWhy: string | undefined;
   reconciled = false;
   /** The space's own records (`sys.*`) are level with the peer's in the current session. */
   systemDone = false;
@@ -186,6 +188,8 @@ export class Peer {
   #authSent = false;
   /** Spaces we named to the peer so far. */
   readonly #offered = new Set<string>();
+  /** Spaces the peer named: shared once we name them too, whichever side named first. */
+  readonly #peerNamed = new BoundedSet(MAX_SPACES);
   /** Spaces the peer proved it holds and this node, a holder, keeps for it. */
   readonly #admitted = new Set<string>();
   #nextWant = 0;
@@ -227,13 +231,7 @@ export class Peer {
       link.peerPrint !== undefined && toHex(link.peerPrint) === link.space.store.fingerprint();
     const outstanding =
       link.wanted.length > 0 || link.inFlight.size > 0 || link.session !== undefined;
-    const synced = (link.reconciled && !outstanding) || level;
-    return {
-      did: this.did,
-      synced,
-      level,
-      ...(link.refusedWhy ? { refused: link.refusedWhy } : {}),
-    };
+    return { did: this.did, synced: (link.reconciled && !outstanding) || level, level };
   }
 
   /** Space ids shared with this peer. */
@@ -317,7 +315,6 @@ export class Peer {
         return this.#onVersions(link, m.v, m.q);
       case 'refuse':
         link.refused.add(toHex(m.i));
-        if (m.w) link.refusedWhy = m.w.slice(0, 500);
         return;
       case 'fwant':
         return this.#queueFileServe(m);
@@ -437,16 +434,26 @@ export class Peer {
       ...(credentials.length > 0 ? { a: credentials } : {}),
       ...(proofs.length > 0 ? { p: proofs } : {}),
     });
+    // Named by the peer before we could name them (we joined, or gained a role, since): shared now.
+    for (const id of spaces) if (this.#peerNamed.has(id)) await this.#link(id);
+  }
+
+  async #link(id: string): Promise<void> {
+    if (this.#links.has(id)) return;
+    this.#links.set(id, new Link(await this.host.space(id)));
+    this.#hello(id);
+    this.host.files?.linked(this, id);
   }
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
   async #accessProofs(spaces: readonly string[]): Promise<Array<[string, string, Uint8Array]>> {
-    const { claimed, did } = { claimed: this.#claimed!, did: this.did! };
+    const did = this.did!;
+    const peerNonce = this.#claimed!.nonce;
     const out: Array<[string, string, Uint8Array]> = [];
     for (const space of spaces) {
       const key = await this.host.accessKey?.(space, did);
       if (!key) continue;
-      const bytes = accessProofBytes(space, this.host.did, did, claimed.nonce, this.#nonce);
+      const bytes = accessProofBytes(space, this.host.did, did, peerNonce, this.#nonce);
       out.push([space, key.did, key.sign(bytes)]);
     }
     return out;
@@ -486,6 +493,7 @@ export class Peer {
     credentials: Uint8Array[],
     proofs: ReadonlyArray<[string, string, Uint8Array]>,
   ): Promise<void> {
+    for (const id of offered) this.#peerNamed.add(id);
     // A peer shows what gives it its role, so we can know it before we name a space to it.
     const held = new Set(await this.host.spacesHeld());
     let learned = false;
@@ -493,6 +501,7 @@ export class Peer {
       const version = await decodeVerifiedVersion(bytes);
       if (!held.has(version.space)) continue;
       const space = await this.host.space(version.space);
+      if (space.keyless) continue;
       if (!space.isCredentialOf(version, this.did!)) {
         throw new MincaError('protocol', 'a credential that does not show the peer’s own role');
       }
@@ -502,12 +511,7 @@ export class Peer {
     if (learned) await this.#offer();
     const refusal = await this.#admit(proofs.filter(([space]) => offered.includes(space)));
     const mine = new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted]);
-    for (const id of offered) {
-      if (!mine.has(id) || this.#links.has(id)) continue;
-      this.#links.set(id, new Link(await this.host.space(id)));
-      this.#hello(id);
-      this.host.files?.linked(this, id);
-    }
+    for (const id of offered) if (mine.has(id)) await this.#link(id);
     // Nothing left to share: the peer hears why its spaces were refused.
     if (refusal !== undefined && this.#links.size === 0)
       throw new MincaError('not_authorized', refusal);

@@ -219,6 +219,7 @@ describe('what a device keeps', () => {
     const space = await sharedSpace(a, [b, c]);
     link(a, b);
     link(a, c);
+    link(b, c);
     const ref = await post(b, space, sample(1000, 8));
     await level(a, c, space);
     await within(5_000, () => holds(c, space, ref.$file), 'c fetching ahead');

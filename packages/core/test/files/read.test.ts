@@ -124,4 +124,24 @@ describe('addFile and readFile', () => {
     reading.abort();
     await expect(read).rejects.toMatchObject({ code: 'aborted' });
   });
+
+  it('adds and reads an empty file, and refuses bad arguments', async () => {
+    const [a, b] = [await track(), await track()];
+    const space = await sharedSpace(a, [b]);
+    const empty = await a.records.addFile(space, new Uint8Array());
+    await a.records.put(space, 'app.post', { empty });
+    connect(a, b);
+    await converged([a, b], space);
+    expect((await b.records.readFile(space, empty)).length).toBe(0);
+    await expect(a.records.addFile(space, 'text' as never)).rejects.toBeInstanceOf(TypeError);
+    await expect(a.records.addFile(space, sample(10), { mime: 7 as never })).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(
+      a.records.addFile(space, sample(10), { name: 'x'.repeat(1001) }),
+    ).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(a.records.addFile('nope', sample(10))).rejects.toMatchObject({
+      code: 'unknown_space',
+    });
+  });
 });
