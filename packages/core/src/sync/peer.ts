@@ -120,6 +120,8 @@ export interface PeerSpaceStatus {
   synced: boolean;
   /** Both hold exactly the same versions: the fingerprints are equal. */
   level: boolean;
+  /** Why the peer last refused a version of ours (a holder over its limits), if it did. */
+  refused?: string;
 }
 
 interface Session {
@@ -163,6 +165,8 @@ class Link {
   readonly inFlight = new Map<number, Want>();
   /** Versions we refused from this peer, and it refused from us: not moved again. */
   readonly refused = new BoundedSet(MAX_REFUSALS);
+  /** The peer's last reason for refusing a version of ours, such as a host over its limits. */
+  refusedWhy: string | undefined;
   reconciled = false;
   /** The space's own records (`sys.*`) are level with the peer's in the current session. */
   systemDone = false;
@@ -231,7 +235,13 @@ export class Peer {
       link.peerPrint !== undefined && toHex(link.peerPrint) === link.space.store.fingerprint();
     const outstanding =
       link.wanted.length > 0 || link.inFlight.size > 0 || link.session !== undefined;
-    return { did: this.did, synced: (link.reconciled && !outstanding) || level, level };
+    const synced = (link.reconciled && !outstanding) || level;
+    return {
+      did: this.did,
+      synced,
+      level,
+      ...(link.refusedWhy ? { refused: link.refusedWhy } : {}),
+    };
   }
 
   /** Space ids shared with this peer. */
@@ -315,6 +325,7 @@ export class Peer {
         return this.#onVersions(link, m.v, m.q);
       case 'refuse':
         link.refused.add(toHex(m.i));
+        if (m.w) link.refusedWhy = m.w.slice(0, 500);
         return;
       case 'fwant':
         return this.#queueFileServe(m);
