@@ -498,7 +498,10 @@ export class MincaNode {
         throw new MincaError('not_authorized', 'only the space owner removes holders');
       await space.setHolder(did, undefined);
     },
-    /** The spaces this node holds without their key (a host's or carrier's). */
+    /**
+     * The spaces this node holds without their key (a host's or carrier's), with what each
+     * holds. It opens each one to count, so list them once in a while, not per request.
+     */
     held: async (): Promise<HeldSpaceInfo[]> => {
       this.#check();
       const out: HeldSpaceInfo[] = [];

@@ -2,6 +2,7 @@
  * One open space's files: adding and reading them, fetching ahead what records name, dropping
  * what nothing names or what is past the limits, and answering peers. Spec 05 §16.6.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
 import { MincaError } from '../errors.js';
 import { type FileRef, isFileRef } from '../file-ref.js';
 import { randomKey } from '../seal.js';
@@ -12,11 +13,13 @@ import { type AbortSignalLike, checkAborted } from './abort.js';
 import {
   CHUNK_BYTES,
   chunkCount,
+  decodeList,
+  encodeList,
   MAX_FILE_BYTES,
   openChunk,
   plainLength,
+  sealChunk,
   sealedSize,
-  sealFile,
 } from './chunks.js';
 import { type FetchOptions, type FetchResult, fetchFile } from './fetch.js';
 import { FileStore, type HeldFile } from './file-store.js';
@@ -176,20 +179,46 @@ export class SpaceFiles {
     checkAborted(options.signal);
     const key = randomKey();
     const total = bytes.length;
-    const { list, chunks } = sealFile(key, bytes);
+    // Progress covers sealing then writing, each half the work. The chunks' keys need the id,
+    // which needs every chunk sealed first.
+    const report = (sealed: number, written: number) =>
+      options.onProgress?.({
+        done: Math.floor((Math.min(total, sealed) + Math.min(total, written)) / 2),
+        total,
+      });
+    report(0, 0);
+    const chunks: Uint8Array[] = [];
+    const hashes: Uint8Array[] = [];
+    for (let n = 0; n < chunkCount(total); n++) {
+      const sealed = sealChunk(
+        key,
+        total,
+        n,
+        bytes.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES),
+      );
+      chunks.push(sealed);
+      hashes.push(sha256(sealed));
+      if ((n + 1) % CHUNKS_PER_WRITE === 0) {
+        report((n + 1) * CHUNK_BYTES, 0);
+        // Let the page, or the node's other work, run between groups of chunks.
+        await new Promise<void>((r) => setTimer(r, 0));
+        checkAborted(options.signal);
+      }
+    }
+    const list = decodeList(encodeList(total, hashes));
     const id = list.id;
     this.#pin(id);
     try {
       // Marked as added here before any chunk lands, so nothing drops a file half-written.
       await this.files.setOwn(id, this.context.now());
       await this.files.putList(list);
-      options.onProgress?.({ done: 0, total });
       for (let n = 0; n < chunks.length; n += CHUNKS_PER_WRITE) {
         checkAborted(options.signal);
         const part = chunks.slice(n, n + CHUNKS_PER_WRITE).map((c, i) => [n + i, c] as const);
         await this.files.putChunks(id, part);
-        options.onProgress?.({ done: Math.min(total, (n + part.length) * CHUNK_BYTES), total });
+        report(total, (n + part.length) * CHUNK_BYTES);
       }
+      report(total, total);
     } catch (error) {
       await this.files.drop(id, true).catch(() => undefined);
       throw error;

@@ -41,7 +41,7 @@ async function pair(config = {}) {
 }
 
 async function post(a: MincaNode, space: string, bytes: Uint8Array) {
-  const ref = await a.records.addFile(space, bytes);
+  const ref = await drive(a.records.addFile(space, bytes));
   await a.records.put(space, 'app.post', { ref });
   return ref;
 }

@@ -29,7 +29,9 @@ it('three nodes: photo ahead, video on reading, passed on from B, a tampering pe
   const space = await sharedSpace(a, [b, c, t]);
   const videoBytes = sample(20 * 1024 * 1024, 1);
   const photoBytes = sample(200 * 1024, 2);
-  const video = await a.records.addFile(space, videoBytes, { mime: 'video/mp4', name: 'v.mp4' });
+  const video = await drive(
+    a.records.addFile(space, videoBytes, { mime: 'video/mp4', name: 'v.mp4' }),
+  );
   const photo = await a.records.addFile(space, photoBytes, { mime: 'image/jpeg', name: 'p.jpg' });
   await a.records.put(space, 'app.post', { text: 'look', video, photo });
 
