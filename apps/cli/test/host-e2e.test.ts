@@ -120,7 +120,9 @@ describe('two homes and a host', () => {
     }
     const human = await minca(b, ['status', '--peer', url]);
     expect(human.stdout).toMatch(
-      new RegExp(`${space}\\s+\\w+\\s+\\d+\\s+${url.replace(/[/.]/g, '\\$&')}\\s+yes\\s+yes`),
+      new RegExp(
+        `${space}\\s+\\w+\\s+\\d+\\s+\\d+/\\d+\\s+\\S+\\s+${url.replace(/[/.]/g, '\\$&')}\\s+yes\\s+yes`,
+      ),
     );
     shared = { space, url };
   }, 300_000);

@@ -62,9 +62,10 @@ describe('minca, on one device', () => {
       space,
       'app.post',
     ]);
-    expect(all.map((r) => r.body).sort()).toEqual(
-      [{ text: 'one, edited' }, { text: 'two' }].sort(),
-    );
+    expect(all.map((r) => (r.body as { text: string }).text).sort()).toEqual([
+      'one, edited',
+      'two',
+    ]);
     const table = await minca(home.dir, ['list', space, 'app.post']);
     expect(table.stdout.split('\n')[0]).toMatch(/^id\s+written\s+author\s+body/);
 

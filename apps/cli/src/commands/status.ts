@@ -4,11 +4,12 @@
  * given with --peer) it connects to them first, up to `--timeout`; `--offline` reports the
  * local state only. DIDs only: never a key.
  */
+import { DEFAULT_FILE_LIMITS } from '@minca/core';
 import { CliError } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
 import { readDaemonState } from '../daemon-state.js';
 import { type Link, linkTo, waitForSync } from '../links.js';
-import { table } from '../output.js';
+import { formatBytes, table } from '../output.js';
 import { peersOf, timeoutOf } from './sync.js';
 
 interface SpaceReport {
@@ -16,6 +17,16 @@ interface SpaceReport {
   owner: string;
   fingerprint: string;
   versions: number;
+  /** Files held whole here, of those its records name, and this device's limits (bytes). */
+  files: { held: number; named: number; ahead: number; keep: number };
+  /** Each mirror: its segments, last pull and push, last error. */
+  mirrors: Array<{
+    index: number;
+    segments: number;
+    pulledAt?: number;
+    pushedAt?: number;
+    error?: string;
+  }>;
   peers: Array<{ did: string; url?: string; synced: boolean; level: boolean }>;
 }
 
@@ -44,11 +55,22 @@ export async function status(
         for (const id of await node.spaces.list()) {
           const s = await node.spaces.status(id);
           const seen = daemon?.spaces.find((d) => d.id === id);
+          const named = new Set(await node.files.named(id));
+          const held = (await node.files.whole(id)).filter((f) => named.has(f)).length;
+          const { ahead, keep } = DEFAULT_FILE_LIMITS;
           spaces.push({
             id,
             owner: s.owner,
             fingerprint: seen?.fingerprint ?? s.fingerprint,
             versions: seen?.versions ?? s.versions,
+            files: { held, named: named.size, ahead, keep },
+            mirrors: s.mirrors.map(({ index, segments, pulledAt, pushedAt, error }) => ({
+              index,
+              segments,
+              ...(pulledAt ? { pulledAt } : {}),
+              ...(pushedAt ? { pushedAt } : {}),
+              ...(error ? { error } : {}),
+            })),
             peers:
               seen?.peers ??
               s.peers.map((p) => {
@@ -85,20 +107,31 @@ export async function status(
     else
       lines.push(
         table(
-          ['space', 'fingerprint', 'versions', 'peer', 'synced', 'level'],
-          report.spaces.flatMap((s) =>
-            s.peers.length === 0
-              ? [[s.id, s.fingerprint.slice(0, 16), s.versions, '-', '-', '-']]
+          ['space', 'fingerprint', 'versions', 'files', 'mirrors', 'peer', 'synced', 'level'],
+          report.spaces.flatMap((s) => {
+            const files = `${s.files.held}/${s.files.named}`;
+            const mirrors =
+              s.mirrors.length === 0
+                ? '-'
+                : s.mirrors
+                    .map((m) => (m.error ? `#${m.index} failing` : `#${m.index} ok`))
+                    .join(' ');
+            return s.peers.length === 0
+              ? [[s.id, s.fingerprint.slice(0, 16), s.versions, files, mirrors, '-', '-', '-']]
               : s.peers.map((p) => [
                   s.id,
                   s.fingerprint.slice(0, 16),
                   s.versions,
+                  files,
+                  mirrors,
                   p.url ?? p.did,
                   p.synced ? 'yes' : 'no',
                   p.level ? 'yes' : 'no',
-                ]),
-          ),
+                ]);
+          }),
         ),
+        '',
+        `files held/named; this device fetches ahead up to ${formatBytes(DEFAULT_FILE_LIMITS.ahead)} and keeps ${formatBytes(DEFAULT_FILE_LIMITS.keep)} per space`,
       );
     if (report.problem) lines.push('', report.problem);
     return lines.join('\n');
