@@ -11,6 +11,9 @@ const FIXTURE = fileURLToPath(
 );
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
 const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
+// Who starts reconciling is the smaller DID: `server` (it pushes what the client lacks) or
+// `client` (it asks for it, 256 ids a want). Unset, it falls as the keys do.
+const STARTER = process.env.MINCA_BENCH_SYNC_STARTER;
 
 interface Status {
   fingerprint: string;
@@ -23,10 +26,10 @@ interface Status {
 }
 
 /** A fixture process: one JSON command per line in, one answer per line out. */
-function child(role: 'serve' | 'join', count: number) {
+function child(role: 'serve' | 'join', count: number, order?: string) {
   const proc = spawn(
     process.execPath,
-    ['--max-old-space-size=4096', FIXTURE, role, String(count)],
+    ['--max-old-space-size=4096', FIXTURE, role, String(count), ...(order ? [order] : [])],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
@@ -62,11 +65,18 @@ async function untilLevel(
 const bench: Benchmark = {
   name: 'sync',
   async run() {
-    const server = child('serve', RECORDS);
     const client = child('join', 0);
+    const spawned = [client];
     try {
-      const { port } = await server.ask<{ port: number }>({ cmd: 'start' });
       const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
+      const order =
+        STARTER === 'server' ? `below:${did}` : STARTER === 'client' ? `above:${did}` : '';
+      const server = child('serve', RECORDS, order);
+      spawned.push(server);
+      const { port, did: serverDid } = await server.ask<{ port: number; did: string }>({
+        cmd: 'start',
+      });
+      const starter = serverDid < did ? 'server' : 'client';
       const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
       let start = performance.now();
       await client.ask({ cmd: 'join', ticket, port });
@@ -90,7 +100,7 @@ const bench: Benchmark = {
           name: `initial sync, ${RECORDS.toLocaleString('en-US')} records`,
           value: (RECORDS / initialMs) * 1000,
           unit: 'versions/s',
-          note: `${(initialMs / 1000).toFixed(1)} s`,
+          note: `${(initialMs / 1000).toFixed(1)} s, the ${starter} started`,
         },
         {
           name: 'initial sync, bytes server→client',
@@ -110,8 +120,7 @@ const bench: Benchmark = {
         { name: 're-sync bytes, both ways', value: s2.sent + c2.sent, unit: 'B' },
       ];
     } finally {
-      server.kill();
-      client.kill();
+      for (const proc of spawned) proc.kill();
     }
   },
 };

@@ -24,6 +24,9 @@ export type {
   FilesSpace,
   ReadFileOptions,
 } from './files/space-files.js';
+export { accessProofBytes, spaceAccessKey } from './hosting/access-key.js';
+export { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
+export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';
 export { IdSum } from './id-sum.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
@@ -40,6 +43,7 @@ export type { MirrorErrorListener, MirrorInput } from './mirror/space-mirrors.js
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,
+  type HeldSpaceInfo,
   MincaNode,
   type NodeConfig,
   type SpaceInfo,

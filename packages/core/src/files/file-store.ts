@@ -71,6 +71,13 @@ export class FileStore {
     return files;
   }
 
+  /** Reads again what the store holds of files, after another process wrote it. */
+  async reload(): Promise<void> {
+    const fresh = await FileStore.open(this.store);
+    this.#files.clear();
+    for (const file of fresh.all()) this.#files.set(file.id, file);
+  }
+
   #entry(id: string): HeldFile {
     let file = this.#files.get(id);
     if (!file) this.#files.set(id, (file = { id, held: new Set(), bytes: 0 }));

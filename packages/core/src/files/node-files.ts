@@ -50,6 +50,11 @@ export class NodeFiles implements PeerFileHooks {
     (await entry.files.catch(() => undefined))?.close();
   }
 
+  /** Reads a space's files again, after another process wrote its store (`node.invalidate`). */
+  async reloaded(id: string): Promise<void> {
+    await (await this.#spaces.get(id)?.files.catch(() => undefined))?.reloaded();
+  }
+
   /** The files of open space `space` (opened through the node first). */
   async of(space: FilesSpace): Promise<SpaceFiles> {
     const entry = this.#spaces.get(space.id);

@@ -133,6 +133,12 @@ export class SpaceFiles {
     this.#schedule(Math.max(0, wait), true);
   }
 
+  /** Another process wrote the store: what is held is read again, and reads ask again. */
+  async reloaded(): Promise<void> {
+    await this.files.reload();
+    this.recordsChanged();
+  }
+
   /** A peer now shares the space: waiting reads ask again, and files nobody had are asked of it. */
   peerLinked(source: FileSource): void {
     this.#wake();

@@ -1,0 +1,306 @@
+/**
+ * The host under load: a real `minca host` process (the built CLI) on 127.0.0.1, and many
+ * WebSocket clients in this process, each a node of its own, a few per space, writing for a
+ * while. It measures what the issue asks: that no message is lost, the host's peak RSS, and the
+ * time from a write to its arrival at another client. The load test runs it short; the `host`
+ * benchmark runs it for 60 s.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createNode,
+  createWebSocketTransport,
+  type MincaNode,
+  type WebSocketLike,
+} from '@minca/core';
+import { memoryStores } from '@minca/memory';
+import { WebSocket } from 'ws';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export interface HostLoadOptions {
+  clients: number;
+  spaces: number;
+  /** How long every client writes. */
+  seconds: number;
+  /** Each client writes one record every this many ms. */
+  writeEveryMs: number;
+  /** How long to wait, after writing, for every record to arrive everywhere. */
+  settleMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface HostLoadResult {
+  clients: number;
+  spaces: number;
+  seconds: number;
+  written: number;
+  /** Arrivals at clients other than the writer, and how many there should be. */
+  delivered: number;
+  expected: number;
+  /** Records some client of the space never got. */
+  lost: number;
+  versionsInPerSecond: number;
+  versionsOutPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  hostPeakRssKiB: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, '--json', ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`minca ${args[0]}: ${err}`)),
+    );
+  });
+}
+
+/** Starts `minca host`; resolves with its URL, DID, pid and a stop function. */
+async function startHost(home: string, data: string) {
+  const env = { ...process.env, HOME: home };
+  const child = spawn(process.execPath, [MAIN, '--json', 'host', '--port', '0', '--data', data], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const first = await new Promise<{ url: string; did: string }>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the host did not start: ${err}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const end = out.indexOf('\n');
+      if (end >= 0) {
+        clearTimeout(timer);
+        resolve(JSON.parse(out.slice(0, end)));
+      }
+    });
+    child.on('close', (code) => reject(new Error(`the host exited ${code}: ${err}`)));
+  });
+  const exited = new Promise<void>((r) => child.on('close', () => r()));
+  return {
+    ...first,
+    pid: child.pid!,
+    /** VmHWM: the most resident memory the host had, KiB. */
+    async peakRssKiB(): Promise<number> {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
+interface Client {
+  index: number;
+  space: string;
+  node: MincaNode;
+  socket: WebSocket;
+  seen: Set<string>;
+  latencies: number[];
+  written: number;
+}
+
+function connect(node: MincaNode, url: string): WebSocket {
+  const socket = new WebSocket(url, { maxPayload: 4 * 1024 * 1024 });
+  socket.on('error', () => {});
+  node.connect(createWebSocketTransport(socket as unknown as WebSocketLike));
+  return socket;
+}
+
+/** Waits until `check` holds, polling, up to `ms`. */
+async function until(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+const COLLECTION = 'app.msg';
+type Message = { w: number; n: number; at: number };
+
+export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadResult> {
+  const log = options.log ?? (() => {});
+  const root = await mkdtemp(join(tmpdir(), 'minca-host-load-'));
+  const data = join(root, 'host-data');
+  const owner = await createNode({ stores: memoryStores() });
+  await run(
+    [
+      'host',
+      'subscription',
+      'add',
+      owner.did,
+      '--spaces',
+      String(options.spaces),
+      '--bytes',
+      '100GiB',
+      '--data',
+      data,
+    ],
+    {
+      ...process.env,
+      HOME: root,
+    },
+  );
+  const host = await startHost(root, data);
+  const clients: Client[] = [];
+  let ownerSocket: WebSocket | undefined;
+  try {
+    // The owner makes the spaces, lets the host hold them and brings them to it.
+    const spaces: string[] = [];
+    for (let s = 0; s < options.spaces; s++) {
+      const { id } = await owner.spaces.create();
+      await owner.spaces.allowHolder(id, host.did, 'host');
+      spaces.push(id);
+    }
+    const take = async (client: Client) => {
+      const now = Date.now();
+      const recent = await client.node.records.list<Message>(client.space, COLLECTION, {
+        order: 'newest',
+        limit: 256,
+      });
+      for (const record of recent) {
+        if (client.seen.has(record.id)) continue;
+        client.seen.add(record.id);
+        if (record.body.w !== client.index) client.latencies.push(now - record.body.at);
+      }
+    };
+    // Clients, spread over the spaces, granted and invited by the owner; then the owner brings
+    // everything to the host and leaves, and the clients meet only the host.
+    for (let i = 0; i < options.clients; i++) {
+      const space = spaces[i % spaces.length]!;
+      const node = await createNode({ stores: memoryStores() });
+      // The owner's grant makes the client a writer whatever order others see things in; the
+      // invite carries the holders the owner allows, so the client names the space to the host.
+      await owner.spaces.setRole(space, node.did, 'writer');
+      await node.spaces.join(await owner.spaces.invite(space));
+      const client: Client = {
+        index: i,
+        space,
+        node,
+        socket: undefined as never,
+        seen: new Set(),
+        latencies: [],
+        written: 0,
+      };
+      await node.records.subscribe(space, () => void take(client));
+      clients.push(client);
+    }
+    ownerSocket = connect(owner, host.url);
+    await until(
+      async () => {
+        for (const id of spaces) if (!(await owner.spaces.status(id)).peers[0]?.level) return false;
+        return true;
+      },
+      120_000,
+      'the host to hold every space',
+    );
+    ownerSocket.close();
+    log(`host holds ${spaces.length} spaces`);
+    for (const client of clients) client.socket = connect(client.node, host.url);
+    let notLevel = clients.length;
+    await until(
+      async () => {
+        notLevel = 0;
+        for (const c of clients) {
+          if (!(await c.node.spaces.status(c.space)).peers[0]?.synced) notLevel++;
+        }
+        return notLevel === 0;
+      },
+      120_000,
+      'every client to connect',
+    ).catch(async (error: Error) => {
+      const s = await clients[0]!.node.spaces.status(clients[0]!.space);
+      throw new Error(
+        `${error.message}: ${notLevel} of ${clients.length} not level with the host (${JSON.stringify(s)})`,
+      );
+    });
+    log(`${clients.length} clients connected`);
+
+    // Everyone writes for `seconds`, staggered so writes spread over each interval.
+    const start = Date.now();
+    const stopAt = start + options.seconds * 1000;
+    await Promise.all(
+      clients.map(async (client) => {
+        await sleep((client.index / clients.length) * options.writeEveryMs);
+        while (Date.now() < stopAt) {
+          const body: Message = { w: client.index, n: client.written, at: Date.now() };
+          const record = await client.node.records.put(client.space, COLLECTION, body);
+          client.seen.add(record.id);
+          client.written++;
+          await sleep(options.writeEveryMs);
+        }
+      }),
+    );
+    const seconds = (Date.now() - start) / 1000;
+    log(`wrote for ${seconds.toFixed(1)} s`);
+
+    // Every record reaches every client of its space: counted from the stores, not the events.
+    const perSpace = new Map<string, number>();
+    for (const c of clients) perSpace.set(c.space, (perSpace.get(c.space) ?? 0) + c.written);
+    const complete = async () => {
+      for (const c of clients) {
+        const all = await c.node.records.list<Message>(c.space, COLLECTION);
+        if (all.length < perSpace.get(c.space)!) return false;
+      }
+      return true;
+    };
+    await until(complete, options.settleMs ?? 60_000, 'every record to arrive').catch(() => {});
+    let lost = 0;
+    for (const c of clients) {
+      const all = await c.node.records.list<Message>(c.space, COLLECTION);
+      lost += perSpace.get(c.space)! - all.length;
+      for (const r of all) c.seen.add(r.id);
+    }
+    const written = clients.reduce((n, c) => n + c.written, 0);
+    const latencies = clients.flatMap((c) => c.latencies).sort((a, b) => a - b);
+    const expected = clients.reduce((n, c) => n + perSpace.get(c.space)! - c.written, 0);
+    const at = (q: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+    return {
+      clients: clients.length,
+      spaces: spaces.length,
+      seconds,
+      written,
+      delivered: latencies.length,
+      expected,
+      lost,
+      versionsInPerSecond: written / seconds,
+      versionsOutPerSecond: latencies.length / seconds,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      hostPeakRssKiB: await host.peakRssKiB(),
+    };
+  } finally {
+    ownerSocket?.close();
+    for (const c of clients) {
+      c.socket?.close();
+      await c.node.close();
+    }
+    await owner.close();
+    await host.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
