@@ -1,0 +1,180 @@
+/**
+ * The demo end to end, in headless Chromium: two people (two browser contexts, each its own
+ * profile's storage) and the local host. Screenshots of each step go to test-results/.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, buildApp, HAS_CHROMIUM, launch, type Stack, startStack } from './browser.ts';
+import { png } from './png.ts';
+
+const run = HAS_CHROMIUM || process.env.CI === 'true' ? describe : describe.skip;
+const WAIT = { timeout: 30_000 };
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+async function createAccount(page: Page, name: string) {
+  await page.getByLabel('Your name').fill(name);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
+const spaceOf = (url: string) => new URL(url).hash.match(/s=([a-z2-7]+)/)![1]!;
+const postTexts = (page: Page) => page.locator('#feed article .text').allTextContents();
+
+run('the demo in Chromium', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let ada: BrowserContext;
+  let bo: BrowserContext;
+  let a: Page;
+  let b: Page;
+  let spaceUrl: string;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    stack = await startStack(await buildApp());
+    browser = await launch();
+    ada = await browser.newContext({ viewport: { width: 900, height: 900 } });
+    bo = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone
+    a = await ada.newPage();
+    b = await bo.newPage();
+    for (const [who, page] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      page.on('console', (m) => m.type() === 'error' && console.error(`${who}: ${m.text()}`));
+      page.on('pageerror', (e) => console.error(`${who}: ${e.message}`));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it('A creates an account and a space, and posts a photo', async () => {
+    await a.goto(stack.app.url);
+    await createAccount(a, 'Ada');
+    await a.getByLabel('Name', { exact: true }).fill('Friends');
+    await a.getByRole('button', { name: 'Create space' }).click();
+    await a.locator('main[data-rendered="true"]').waitFor(WAIT);
+    await a.getByLabel('Name shown to others').fill('Ada');
+    await a.getByLabel('Avatar (optional)').setInputFiles({
+      name: 'ada.png',
+      mimeType: 'image/png',
+      buffer: png(200, 200, [200, 40, 40]),
+    });
+    await a.getByRole('button', { name: 'Save profile' }).click();
+    await a.getByLabel('Write a post').fill('A red photo from Ada');
+    await a.getByLabel('Photo (optional)').setInputFiles({
+      name: 'red.png',
+      mimeType: 'image/png',
+      buffer: png(1200, 800, [200, 40, 40]),
+    });
+    await a.getByRole('button', { name: 'Post' }).click();
+    const photo = a.locator('article img.photo');
+    await photo.waitFor(WAIT);
+    // The thumbnail was made in the browser: the picture decodes, at most 320 px wide.
+    const size = await photo.evaluate((img: HTMLImageElement) =>
+      img.decode().then(() => [img.naturalWidth, img.naturalHeight]),
+    );
+    expect(size).toEqual([320, 213]);
+    await expect.poll(() => a.locator('#network').textContent(), WAIT).toContain('connected');
+    spaceUrl = a.url();
+    // The host holds the space, as the owner asked it to.
+    await expect.poll(() => stack.host.node.spaces.list(), WAIT).toEqual([spaceOf(spaceUrl)]);
+    await shot(a, '1-ada-posted');
+  });
+
+  it('B joins with an invite link and sees the post and the photo', async () => {
+    await a.getByRole('button', { name: 'Make an invite' }).click();
+    const link = await a.locator('#invite-link').getAttribute('href');
+    expect(link).toContain('#join=');
+    await b.goto(link!);
+    await createAccount(b, 'Bo');
+    await expect
+      .poll(() => b.getByLabel('Invite code or link').inputValue(), WAIT)
+      .toBe(new URLSearchParams(new URL(link!).hash.slice(1)).get('join'));
+    await b.getByRole('button', { name: 'Join' }).click();
+    await expect.poll(() => postTexts(b), WAIT).toEqual(['A red photo from Ada']);
+    const photo = b.locator('article img.photo');
+    const width = await photo.evaluate((img: HTMLImageElement) =>
+      img.decode().then(() => img.naturalWidth),
+    );
+    expect(width).toBe(320);
+    await expect.poll(() => b.locator('article .author').first().textContent(), WAIT).toBe('Ada');
+    await expect.poll(() => b.locator('h2#space-title').textContent(), WAIT).toBe('Friends');
+    await b.getByLabel('Name shown to others').fill('Bo');
+    await b.getByRole('button', { name: 'Save profile' }).click();
+    await shot(b, '2-bo-joined');
+  });
+
+  it('B goes offline, posts, comes back, and both converge', async () => {
+    await bo.setOffline(true);
+    await expect.poll(() => b.locator('#network').textContent(), WAIT).toContain('Offline');
+    await expect.poll(() => b.locator('#peers').textContent(), WAIT).toContain('Offline');
+    await b.getByLabel('Write a post').fill('Bo, on the train');
+    await b.getByRole('button', { name: 'Post' }).click();
+    await expect.poll(() => postTexts(b), WAIT).toContain('Bo, on the train');
+    await a.getByLabel('Write a post').fill('Ada, meanwhile');
+    await a.getByRole('button', { name: 'Post' }).click();
+    await expect.poll(() => postTexts(a), WAIT).toContain('Ada, meanwhile');
+    // B's post is only in B's browser: neither the host nor A has it.
+    const space = spaceOf(spaceUrl);
+    const atHost = await stack.host.node.records.list(space, 'app.post');
+    expect(atHost.map((r) => (r.body as { text: string }).text)).not.toContain('Bo, on the train');
+    expect(await postTexts(a)).not.toContain('Bo, on the train');
+    await shot(b, '3-bo-offline');
+
+    await bo.setOffline(false);
+    const all = ['A red photo from Ada', 'Ada, meanwhile', 'Bo, on the train'];
+    await expect.poll(async () => (await postTexts(a)).sort(), WAIT).toEqual(all);
+    await expect.poll(async () => (await postTexts(b)).sort(), WAIT).toEqual(all);
+    // Level with the host on both sides: the same versions everywhere.
+    for (const page of [a, b]) {
+      await expect
+        .poll(() => page.locator('#peers .peer').getAttribute('data-level'), WAIT)
+        .toBe('true');
+    }
+    await shot(a, '4-ada-converged');
+    await shot(b, '4-bo-converged');
+  });
+
+  it('a reload shows everything from IndexedDB before the host answers', async () => {
+    const before = (await postTexts(b)).sort();
+    await stack.restartHost(async () => {
+      // The host is down: whatever the pages show now comes from their own IndexedDB.
+      for (const page of [a, b]) {
+        await page.reload();
+        await page.locator('main[data-rendered="true"]').waitFor(WAIT);
+        expect((await postTexts(page)).sort()).toEqual(before);
+        expect(await page.locator('#network').textContent()).toContain('connecting');
+        expect(await page.locator('article img.photo').count()).toBe(1);
+      }
+      await shot(b, '5-bo-reloaded-host-down');
+    });
+    await expect.poll(() => b.locator('#network').textContent(), WAIT).toContain('connected');
+  });
+
+  it('two tabs of one person share one node and both update live', async () => {
+    const a2 = await ada.newPage();
+    await a2.goto(spaceUrl);
+    await a2.locator('main[data-rendered="true"]').waitFor(WAIT);
+    const node1 = await a.locator('body').getAttribute('data-node');
+    const node2 = await a2.locator('body').getAttribute('data-node');
+    expect(node1).toMatch(/^shared:/);
+    expect(node2).toBe(node1);
+    await a2.getByLabel('Write a post').fill('From the second tab');
+    await a2.getByRole('button', { name: 'Post' }).click();
+    await expect.poll(() => postTexts(a), WAIT).toContain('From the second tab');
+    await a.getByLabel('Write a post').fill('From the first tab');
+    await a.getByRole('button', { name: 'Post' }).click();
+    await expect.poll(() => postTexts(a2), WAIT).toContain('From the first tab');
+    await expect.poll(() => postTexts(b), WAIT).toContain('From the first tab');
+    await shot(a2, '6-ada-second-tab');
+    await a2.close();
+  });
+});
