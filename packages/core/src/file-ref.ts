@@ -5,7 +5,8 @@
 import { VERSION_HEX } from './ids.js';
 
 /** Points at a file from a record body. The body is sealed, so the key inside it is too. */
-export interface FileRef {
+// A type, not an interface, so a FileRef fits in a record body's type as it is.
+export type FileRef = {
   /** The file id: SHA-256 of its chunk list, as hex. */
   $file: string;
   /** The 32-byte key its chunks are sealed under. */
@@ -14,7 +15,7 @@ export interface FileRef {
   size: number;
   mime?: string;
   name?: string;
-}
+};
 
 export function isFileRef(value: unknown): value is FileRef {
   if (value === null || typeof value !== 'object') return false;

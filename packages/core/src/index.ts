@@ -7,11 +7,31 @@ export { HybridClock } from './clock.js';
 export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
+export type { AbortSignalLike } from './files/abort.js';
+export {
+  CHUNK_BYTES,
+  type ChunkList,
+  chunkMatches,
+  decodeList as decodeChunkList,
+  MAX_FILE_BYTES,
+} from './files/chunks.js';
+export { DEFAULT_FILE_LIMITS, type FileLimits } from './files/limits.js';
+export type { FilesChange } from './files/node-files.js';
+export type { FileSource, FileSourceProvider } from './files/source.js';
+export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/space-files.js';
 export { IdSum } from './id-sum.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
 export type { Role } from './membership.js';
+export { mirrorStatePath } from './mirror/mirror-state.js';
+export { MAX_SEGMENT_BYTES, SEGMENT_BYTES } from './mirror/segment.js';
+export {
+  COMPACT_MIN_SEGMENTS,
+  type MirrorErrorContext,
+  type MirrorStatus,
+} from './mirror/space-mirror.js';
+export type { MirrorErrorListener, MirrorInput } from './mirror/space-mirrors.js';
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,

@@ -2,14 +2,27 @@
  * The node: what an app holds. It opens spaces from its stores, and reads and writes records.
  * `createNode` is the entry point.
  */
-import type { StoreFactory } from './adapter.js';
+import type { MirrorConfig, StoreFactory } from './adapter.js';
+import type { BlobStore } from './blob-store.js';
 import type { BodyValue } from './body.js';
 import { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
+import type { FileRef } from './file-ref.js';
+import type { FileLimits } from './files/limits.js';
+import { NodeFiles } from './files/node-files.js';
+import type { FileSourceProvider } from './files/source.js';
+import type { AddFileOptions, ReadFileOptions } from './files/space-files.js';
 import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
+import type { MirrorStatus } from './mirror/space-mirror.js';
+import {
+  type MirrorErrorListener,
+  type ResolvedMirror,
+  resolveMirrors,
+  SpaceMirrors,
+} from './mirror/space-mirrors.js';
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
@@ -17,7 +30,7 @@ import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from 
 import { Store } from './store.js';
 import { Peer, type PeerSpaceStatus, type SyncHost } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
-import { decodeVerifiedVersion, openBody } from './version.js';
+import { decodeVerifiedVersion, openBody, type Version } from './version.js';
 
 export interface NodeConfig {
   /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
@@ -26,6 +39,18 @@ export interface NodeConfig {
   key?: SigningKey;
   /** The wall clock, ms. For tests. */
   now?: () => number;
+  /**
+   * Which files the node fetches and keeps: within its limits (`setFileLimits`), the default,
+   * or `'all'`, every file records name, as a carrier or host does.
+   */
+  fetchFiles?: 'limits' | 'all';
+  /**
+   * Blob stores to mirror every open space to (spec 05 §16), after the store factory's own
+   * mirrors: a blob store (push 5 s after a change, pull at open) or a {@link MirrorConfig}.
+   */
+  mirrors?: readonly (BlobStore | MirrorConfig)[];
+  /** Told of what a mirror could not do: a failed push or pull, a segment skipped. */
+  onMirrorError?: MirrorErrorListener;
 }
 
 /** What `spaces.status` tells of a space. */
@@ -40,6 +65,8 @@ export interface SpaceStatus {
   problems: readonly string[];
   /** Each connected peer sharing the space: whether this node is synced and level with it. */
   peers: PeerSpaceStatus[];
+  /** Each mirror of the space, by index. */
+  mirrors: MirrorStatus[];
 }
 
 /** Everything a node needs to join a space: see `spaces.share`. */
@@ -67,12 +94,19 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await Store.open(await stores.open(REGISTRY_PATH), { bodyCache: stores.bodyCache }),
   );
   const key = config.key ?? (await registry.nodeKey());
-  return new MincaNode(stores, registry, key, new HybridClock(config.now), config.now ?? Date.now);
+  const now = config.now ?? Date.now;
+  const files = new NodeFiles(now, config.fetchFiles === 'all');
+  const mirrors = resolveMirrors(stores.mirrors, config.mirrors);
+  return new MincaNode(stores, registry, key, new HybridClock(config.now), now, files, {
+    mirrors,
+    onError: config.onMirrorError,
+  });
 }
 
 export class MincaNode {
   readonly #open = new Map<string, Promise<OpenSpace>>();
   readonly #peers = new Set<Peer>();
+  readonly #mirrors = new Map<string, SpaceMirrors>();
   readonly #host: SyncHost;
   #closed = false;
 
@@ -83,12 +117,18 @@ export class MincaNode {
     private readonly key: SigningKey,
     private readonly clock: HybridClock,
     private readonly now: () => number,
+    private readonly fileKeeper: NodeFiles,
+    private readonly mirrorConfig: {
+      mirrors: readonly ResolvedMirror[];
+      onError: MirrorErrorListener | undefined;
+    } = { mirrors: [], onError: undefined },
   ) {
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
       now: () => this.now(),
       space: (id) => this.#space(id),
+      files: fileKeeper,
       spacesHeld: () => this.registry.spaceIds(),
       spacesFor: async (did) => {
         const out: string[] = [];
@@ -115,7 +155,10 @@ export class MincaNode {
     this.#check();
     const peer = new Peer(this.#host, transport);
     this.#peers.add(peer);
-    peer.onEnd = () => this.#peers.delete(peer);
+    peer.onEnd = () => {
+      this.#peers.delete(peer);
+      this.fileKeeper.peerEnded(peer);
+    };
     return peer;
   }
 
@@ -153,7 +196,23 @@ export class MincaNode {
             // Someone may have gained a role: the space may now be shared with more peers.
             if (membership) peer.reoffer();
           }
+          this.#mirrors.get(id)?.changed();
         });
+        await this.fileKeeper.opened(space);
+        const { mirrors, onError } = this.mirrorConfig;
+        if (mirrors.length > 0) {
+          const mirrored = {
+            id,
+            store,
+            key: space.entry.key,
+            mayTakeIn: (v: Version) => space.mayTakeIn(v),
+            takeIn: (v: readonly Version[]) => space.takeIn(v),
+          };
+          this.#mirrors.set(
+            id,
+            await SpaceMirrors.start(mirrored, this.stores, mirrors, onError, this.now),
+          );
+        }
         return space;
       })();
       this.#open.set(id, opening);
@@ -186,7 +245,18 @@ export class MincaNode {
       const opening = this.#open.get(id);
       if (!opening) return;
       this.#open.delete(id);
-      await (await opening).store.close();
+      const space = await opening;
+      await this.fileKeeper.closed(id);
+      await this.#closeMirrors(id);
+      await space.store.close();
+    },
+    /**
+     * Pushes what the space's mirrors lack and pulls what they hold, now, rather than at the
+     * next timer. Rejects with the first mirror's failure, after every mirror ran.
+     */
+    syncMirrors: async (id: string): Promise<void> => {
+      await this.#space(id);
+      await this.#mirrors.get(id)?.sync();
     },
     /** The ids of every space known here. */
     list: async (): Promise<string[]> => {
@@ -203,6 +273,7 @@ export class MincaNode {
         collections: space.store.collectionNames(),
         problems: space.store.problems,
         peers: [...this.#peers].flatMap((p) => p.status(id) ?? []),
+        mirrors: this.#mirrors.get(id)?.status() ?? [],
       };
     },
     /**
@@ -329,6 +400,13 @@ export class MincaNode {
     return { id: space.id, owner: space.entry.owner };
   }
 
+  /** Pushes what is left to the space's mirrors, and stops them. */
+  async #closeMirrors(id: string): Promise<void> {
+    const mirrors = this.#mirrors.get(id);
+    this.#mirrors.delete(id);
+    await mirrors?.close();
+  }
+
   readonly records = {
     /**
      * Writes a record: a new one, or a new version of `options.id` superseding its heads.
@@ -378,6 +456,33 @@ export class MincaNode {
       }
       return space.delete(collection, id);
     },
+    /**
+     * Seals `bytes` under a fresh key in 256 KiB chunks, kept in the space's store, and returns
+     * the {@link FileRef} to put anywhere in a record body. A body names at most 16 files.
+     */
+    addFile: async (
+      spaceId: string,
+      bytes: Uint8Array,
+      options: AddFileOptions = {},
+    ): Promise<FileRef> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).add(bytes, options);
+    },
+    /**
+     * The bytes of a file a record here names: from this node, else from connected peers one
+     * after another, else from the node's other sources (mirrors), checking every chunk. When
+     * nobody has it, it waits, asking again when records change, a peer connects, and every
+     * 15 s. Rejects `invalid_input` for a file no record here names or one that won't open as
+     * named, `closed` when the space closes, `aborted` on `signal`.
+     */
+    readFile: async (
+      spaceId: string,
+      ref: FileRef,
+      options: ReadFileOptions = {},
+    ): Promise<Uint8Array> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).read(ref, options);
+    },
     /** Calls `listener` after each change to the space's records. Returns the unsubscribe. */
     subscribe: async (
       spaceId: string,
@@ -388,6 +493,62 @@ export class MincaNode {
     },
   };
 
+  /**
+   * How much of each space's files this device fetches ahead (`ahead`, 5 MiB by default) and
+   * keeps (`keep`, 256 MiB), Infinity allowed. Kept in memory only: give them at each start.
+   * They reach every open space within a second.
+   */
+  async setFileLimits(limits: Partial<FileLimits>): Promise<void> {
+    this.#check();
+    this.fileKeeper.setLimits(limits);
+  }
+
+  /** Files as stores and mirrors see them: sealed bytes, checked against their ids. */
+  readonly files = {
+    /** Adds sources tried after peers, such as mirrors. Returns the removal. */
+    addSources: (provider: FileSourceProvider): (() => void) =>
+      this.fileKeeper.addSources(provider),
+    /** Ids of the files held whole in the space. */
+    whole: async (spaceId: string): Promise<string[]> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).whole();
+    },
+    /** Ids of the files the space's standing records name. */
+    named: async (spaceId: string): Promise<string[]> => {
+      const space = await this.#space(spaceId);
+      return [...(await (await this.fileKeeper.of(space)).named())];
+    },
+    /** A file's chunk list as stored, if held. */
+    list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).files.get(id)?.list?.bytes;
+    },
+    /** Sealed chunk `n` of a file, if held. */
+    chunk: async (spaceId: string, id: string, n: number): Promise<Uint8Array | undefined> => {
+      const space = await this.#space(spaceId);
+      return (await this.fileKeeper.of(space)).files.chunk(id, n);
+    },
+    /** Calls `listener` when the files held whole or named in the space may have changed. */
+    subscribe: (spaceId: string, listener: (change: { space: string }) => void): (() => void) =>
+      this.fileKeeper.subscribe(spaceId, listener),
+  };
+
+  /**
+   * Reads the registry and the open spaces' stores again (all of them, or those of `spaceIds`),
+   * after another process wrote them: a data folder's daemon finds a command's writes so
+   * (spec 05 §14.7). Listeners hear of records that changed.
+   */
+  async invalidate(spaceIds?: readonly string[]): Promise<void> {
+    this.#check();
+    await this.registry.invalidate();
+    for (const [id, opening] of this.#open) {
+      if (spaceIds && !spaceIds.includes(id)) continue;
+      const space = await opening.catch(() => undefined);
+      await space?.reload();
+      if (space) await this.fileKeeper.reloaded(id);
+    }
+  }
+
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -395,7 +556,13 @@ export class MincaNode {
     for (const peer of [...this.#peers]) peer.close('the node closed');
     const open = [...this.#open.values()];
     this.#open.clear();
-    for (const opening of open) await (await opening.catch(() => undefined))?.store.close();
+    for (const opening of open) {
+      const space = await opening.catch(() => undefined);
+      if (!space) continue;
+      await this.fileKeeper.closed(space.id);
+      await this.#closeMirrors(space.id);
+      await space.store.close();
+    }
     // The factory is the caller's: it may open other nodes' stores too, so it stays open.
     await this.registry.close();
   }

@@ -98,6 +98,11 @@ export class Registry {
     return this.store.close();
   }
 
+  /** Reads the registry again, after another writer changed it. */
+  invalidate(): Promise<void> {
+    return this.store.invalidate();
+  }
+
   /** Ids of every space in the registry. */
   async spaceIds(): Promise<string[]> {
     return (await this.store.list(SPACE_PREFIX)).map((k) => k.slice(SPACE_PREFIX.length));

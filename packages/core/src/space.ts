@@ -277,6 +277,32 @@ export class OpenSpace {
     return fresh;
   }
 
+  /**
+   * Reads the store again after another writer changed it, and tells listeners of the
+   * collections that changed (all of them when only the fingerprint tells).
+   */
+  async reload(): Promise<void> {
+    const before = this.store.fingerprint();
+    const counts = new Map(
+      this.store.collectionNames().map((n) => [n, this.store.collection(n)!.versions.size]),
+    );
+    await this.store.invalidate();
+    if (this.store.fingerprint() === before) return;
+    this.#members = undefined;
+    const names = this.store.collectionNames();
+    for (const name of names) {
+      for (const meta of this.store.collection(name)!.versions.values()) {
+        this.clock.observe(meta.timestamp);
+      }
+    }
+    let collections = names.filter(
+      (n) => counts.get(n) !== this.store.collection(n)!.versions.size,
+    );
+    if (collections.length === 0) collections = names;
+    const change = { space: this.id, collections };
+    for (const listener of this.#listeners) void Promise.resolve(change).then(listener);
+  }
+
   subscribe(listener: (change: SpaceChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -23,6 +23,8 @@ export const DEFAULT_BODY_CACHE = 50_000;
 
 /** Prefix of the index entries: `v/<collection>/<version id>`, one per version held. */
 export const VERSION_INDEX_PREFIX = 'v/';
+/** Entries larger than this (file chunks) are read from the adapter each time, not kept. */
+const MAX_KEPT_ENTRY_BYTES = 16 * 1024;
 
 export function versionIndexKey(collection: string, id: string): string {
   return `${VERSION_INDEX_PREFIX}${collection}/${id}`;
@@ -208,8 +210,9 @@ export class Store {
     if (known !== undefined) return known ?? undefined;
     const generation = this.#generation;
     const value = await this.#adapter.get(key);
-    // Keep it only if no write landed while it was being read.
-    if (generation === this.#generation) this.#entries.set(key, value ?? null);
+    // Keep it only if no write landed while it was being read, and it is small (not a chunk).
+    if (generation === this.#generation && !(value && value.length > MAX_KEPT_ENTRY_BYTES))
+      this.#entries.set(key, value ?? null);
     return value;
   }
 
@@ -269,7 +272,10 @@ export class Store {
       this.#bodies.set(v.id, v.bytes);
       this.#derived.delete(v.collection);
     }
-    for (const e of change.entries ?? []) this.#entries.set(e.key, e.value ?? null);
+    for (const e of change.entries ?? []) {
+      if (e.value && e.value.length > MAX_KEPT_ENTRY_BYTES) this.#entries.delete(e.key);
+      else this.#entries.set(e.key, e.value ?? null);
+    }
     return versions;
   }
 

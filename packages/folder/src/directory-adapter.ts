@@ -51,12 +51,24 @@ export interface DirectoryAdapterOptions {
 
 /** A store over a folder; `reload()` reads the folder's keys again. */
 export interface DirectoryStorageAdapter extends StorageAdapter {
-  /** Reads the keys and version ids on disk again, to find another writer's changes. */
-  reload(): Promise<void>;
+  /**
+   * Reads the keys and version ids on disk again, to find another writer's changes. True when
+   * they differ from what was kept (always true in shared mode, which keeps none).
+   */
+  reload(): Promise<boolean>;
   entries(prefix: string): Promise<Array<[string, Uint8Array]>>;
   getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>>;
   commit(commit: Commit): Promise<void>;
   close(): Promise<void>;
+}
+
+/** True when `a` and `b` hold the same strings (`b` has no duplicates). */
+function sameSet(a: Iterable<string>, b: readonly string[] | ReadonlySet<string>): boolean {
+  const inA = new Set(a);
+  const size = Array.isArray(b) ? b.length : (b as ReadonlySet<string>).size;
+  if (inA.size !== size) return false;
+  for (const x of b) if (!inA.has(x)) return false;
+  return true;
 }
 
 /** Last write of a key wins; values are copied so the caller may reuse its buffers. */
@@ -190,8 +202,11 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     }
   }
 
-  /** Reads the keys and version ids (default mode), and clears leftover temp files. */
-  async #load(): Promise<void> {
+  /**
+   * Reads the keys and version ids (default mode), and clears leftover temp files. True when
+   * they differ from those kept before.
+   */
+  async #load(): Promise<boolean> {
     const temps: string[][] = [];
     const onTemp = (path: string[], uuid: string) => {
       if (!this.#options.shared || isStale(uuid)) temps.push(path);
@@ -206,10 +221,15 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
       if (uuid) onTemp([...this.#root, JOURNAL, entry.name], uuid);
     }
     await forEachLimited(temps, PARALLEL, (path) => this.#fs.removeFile(path));
-    if (!this.#options.shared) {
-      this.#keys = new SortedKeys(keys);
-      this.#versions = versions;
-    }
+    if (this.#options.shared) return true;
+    const changed =
+      !this.#keys ||
+      !this.#versions ||
+      !sameSet(this.#keys.list(''), keys) ||
+      !sameSet(this.#versions, versions);
+    this.#keys = new SortedKeys(keys);
+    this.#versions = versions;
+    return changed;
   }
 
   async #readVersionIds(onTemp: (path: string[], uuid: string) => void): Promise<Set<VersionKey>> {
@@ -418,11 +438,11 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     });
   }
 
-  async reload(): Promise<void> {
+  async reload(): Promise<boolean> {
     this.#check();
-    await this.#exclusive(async () => {
+    return this.#exclusive(async () => {
       await this.#recover(true);
-      await this.#load();
+      return this.#load();
     });
   }
 

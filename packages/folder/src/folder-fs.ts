@@ -71,3 +71,20 @@ export async function removeAndPrune(
     if (!(await fs.removeEmptyFolder(path.slice(0, end)))) return;
   }
 }
+
+/** The folder `names` inside `fs`, as a {@link FolderFs} of its own. */
+export function subFolder(fs: FolderFs, names: readonly string[]): FolderFs {
+  if (names.length === 0) return fs;
+  const at = (path: readonly string[]) => [...names, ...path];
+  return {
+    atomicCreate: fs.atomicCreate,
+    readFile: (path) => fs.readFile(at(path)),
+    writeFile: (path, bytes, options) => fs.writeFile(at(path), bytes, options),
+    list: (path) => fs.list(at(path)),
+    removeFile: (path) => fs.removeFile(at(path)),
+    removeEmptyFolder: (path) =>
+      path.length === 0 ? Promise.resolve(false) : fs.removeEmptyFolder(at(path)),
+    makeFolder: (path) => fs.makeFolder(at(path)),
+    syncFolder: (path) => fs.syncFolder(at(path)),
+  };
+}

@@ -14,5 +14,20 @@ export {
 export { decodeBody, encodePart, keyPath } from './file-names.js';
 export type { FolderEntry, FolderFs, WriteFileOptions } from './folder-fs.js';
 export type { FolderSource } from './folder-source.js';
+export {
+  DEFAULT_WATCH_INTERVAL_MS,
+  FOLDER_PUSH_DELAY_MS,
+  type FolderStoreFactory,
+  type FolderStoresOptions,
+  folderStores,
+  type InvalidatingNode,
+  reconcileFolder,
+} from './folder-stores.js';
 export { handleFolder } from './handle-folder.js';
+export {
+  homeSlot,
+  type LocalStateOptions,
+  type LocalStatePaths,
+  localStatePaths,
+} from './local-state.js';
 export { nodeFolder } from './node-folder.js';

@@ -3,6 +3,7 @@
  * decode (a sync service's conflict copies, a stranger's files) are skipped; leftover temp
  * files are handed to `onTemp` so the caller can clean them up.
  */
+import { conflictOf } from './conflict-names.js';
 import { decodeBody, isCanonical, parseName } from './file-names.js';
 import { type FolderFs, TEMP_NAME } from './folder-fs.js';
 
@@ -12,6 +13,11 @@ export interface KeyTreeOptions {
   prefix?: string;
   /** Called with the path of each `<name>.<uuid>.tmp` file found, and its uuid. */
   onTemp?: (path: string[], uuid: string) => void;
+  /**
+   * Also list the key a sync service's conflict copy of a file is a copy of (see
+   * conflict-names.ts), so a key held only in a conflict copy is still found.
+   */
+  withConflicts?: boolean;
 }
 
 /** Folders read at once, so a tree of many folders can't exhaust file handles. */
@@ -46,7 +52,9 @@ export async function readKeyTree(
         if (entry.kind === 'file') options.onTemp?.([...dir, entry.name], temp[1]!);
         continue;
       }
-      const parsed = parseName(entry.name);
+      const copyOf =
+        options.withConflicts && entry.kind === 'file' ? conflictOf(entry.name) : undefined;
+      const parsed = parseName(copyOf ?? entry.name);
       if (!parsed || (parsed.kind === 'file') !== (entry.kind === 'file')) continue;
       const text = decodeBody(parsed.body);
       if (text === undefined) continue;

@@ -1,6 +1,9 @@
-import { randomKey, sealedStores } from '@minca/core';
+import { join } from 'node:path';
+import { randomKey, type StoreFactory, sealedStores } from '@minca/core';
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
-import { createDirectoryBlobStore, directoryStores } from '../src/index.ts';
+import { folderPath } from '../src/file-names.ts';
+import { createDirectoryBlobStore, directoryStores, nodeFolder } from '../src/index.ts';
+import { SyncedFolderAdapter } from '../src/synced-folder-adapter.ts';
 import { tempDir } from './temp-dir.ts';
 
 runStorageAdapterTests(
@@ -29,3 +32,36 @@ runBlobStoreTests('createDirectoryBlobStore', async () => {
   const { dir, teardown } = await tempDir();
   return { store: createDirectoryBlobStore(dir), teardown };
 });
+
+/** A factory of synced folder stores, as folderStores keeps its registry (before sealing). */
+function syncedStores(dir: string): StoreFactory {
+  const local = directoryStores(join(dir, 'local'), { sync: false });
+  const fs = nodeFolder(join(dir, 'folder'));
+  return {
+    open: async (path) =>
+      SyncedFolderAdapter.open(fs, folderPath(path), path, await local.open(`j/${path}`), {
+        sync: false,
+        onProblem: (problem) => {
+          throw problem;
+        },
+      }),
+    close: async () => {
+      await local.close?.();
+    },
+  };
+}
+
+runStorageAdapterTests('a data folder’s synced store (the registry, unsealed)', async () => {
+  const { dir, teardown } = await tempDir();
+  return { factory: syncedStores(dir), reopen: async () => syncedStores(dir), teardown };
+});
+
+runStorageAdapterTests(
+  'sealedStores over synced folder stores (folderStores’ registry)',
+  async () => {
+    const { dir, teardown } = await tempDir();
+    const key = randomKey();
+    const open = () => sealedStores(syncedStores(dir), key);
+    return { factory: open(), reopen: async () => open(), teardown };
+  },
+);

@@ -38,7 +38,17 @@ export type Message =
   /** A version I took from you and will not keep, and why. */
   | { t: 'refuse'; s: string; i: Uint8Array; w: string }
   /** I am closing the connection, and why. */
-  | { t: 'bye'; w: string };
+  | { t: 'bye'; w: string }
+  /** Asks for file `i`: its chunk list when `l`, and chunks `n` (at most 4). Spec 05 §16.6. */
+  | { t: 'fwant'; s: string; q: number; i: Uint8Array; l: boolean; n: number[] }
+  /** Answers `fwant` `q`: the list when asked and held, and each chunk asked, null if not held. */
+  | { t: 'fdata'; s: string; q: number; l?: Uint8Array; c: Array<Uint8Array | null> };
+
+/** Chunks one `fwant` may ask for: a peer serves at most this many at a time. */
+export const MAX_CHUNKS_PER_REQUEST = 4;
+/** Largest chunk list and sealed chunk a frame may carry (spec 05 §16.6). */
+const MAX_LIST_FRAME_BYTES = 600 * 1024;
+const MAX_CHUNK_FRAME_BYTES = 256 * 1024 + 40;
 
 export function encodeMessage(message: Message): Uint8Array {
   const bytes = encodeCbor(message);
@@ -149,6 +159,28 @@ export function decodeMessage(frame: Uint8Array): Message {
     case 'bye':
       exactKeys(m, ['t', 'w']);
       return { t: 'bye', w: text(m.w, 500, 'reason') };
+    case 'fwant':
+      exactKeys(m, ['t', 's', 'q', 'i', 'l', 'n']);
+      if (typeof m.l !== 'boolean') bad('l must be a boolean');
+      return {
+        t: 'fwant',
+        s: space(m.s),
+        q: uint(m.q, 'q'),
+        i: bytes(m.i, 32, 'file id', 32),
+        l: m.l as boolean,
+        n: list(m.n, MAX_CHUNKS_PER_REQUEST, 'chunk numbers').map((n) => uint(n, 'chunk number')),
+      };
+    case 'fdata':
+      exactKeys(m, ['t', 's', 'q', 'c'], ['l']);
+      return {
+        t: 'fdata',
+        s: space(m.s),
+        q: uint(m.q, 'q'),
+        ...(m.l === undefined ? {} : { l: bytes(m.l, MAX_LIST_FRAME_BYTES, 'chunk list') }),
+        c: list(m.c, MAX_CHUNKS_PER_REQUEST, 'chunks').map((c) =>
+          c === null ? null : bytes(c, MAX_CHUNK_FRAME_BYTES, 'chunk'),
+        ),
+      };
     default:
       return bad(`unknown type ${JSON.stringify(String(m.t).slice(0, 20))}`);
   }

@@ -52,6 +52,25 @@ export interface SyncHost {
   spacesHeld(): Promise<string[]>;
   space(id: string): Promise<OpenSpace>;
   now(): number;
+  /** Files: told when a space becomes shared with a peer, and answers its requests (§16.6). */
+  files?: PeerFileHooks;
+}
+
+/** A request for parts of a file, and its answer (the `fwant` and `fdata` messages). */
+export interface FileAsk {
+  /** File id, hex. */
+  id: string;
+  list: boolean;
+  chunks: number[];
+}
+export interface FileAnswer {
+  list?: Uint8Array;
+  chunks: Array<Uint8Array | null>;
+}
+
+export interface PeerFileHooks {
+  linked(peer: Peer, space: string): void;
+  serve(space: string, ask: FileAsk): Promise<FileAnswer>;
 }
 
 /** How this node stands with one peer in one space. */
@@ -138,6 +157,12 @@ export class Peer {
   #closed = false;
   /** Messages are handled one at a time, in order. */
   #inbox: Promise<void> = Promise.resolve();
+  /** File requests sent and not answered yet, by number. */
+  readonly #fileAsks = new Map<
+    number,
+    { resolve: (a: FileAnswer) => void; reject: (e: unknown) => void }
+  >();
+  #nextFileAsk = 0;
   /** Why the connection ended, once it has. */
   endReason: string | undefined;
   onEnd: ((reason: string) => void) | undefined;
@@ -201,6 +226,9 @@ export class Peer {
     this.endReason = reason;
     clearRepeating(this.#heartbeat);
     if (this.#helloTimer !== undefined) clearTimer(this.#helloTimer);
+    for (const ask of this.#fileAsks.values())
+      ask.reject(new MincaError('closed', `the connection ended: ${reason}`));
+    this.#fileAsks.clear();
     this.onEnd?.(reason);
   }
 
@@ -244,7 +272,49 @@ export class Peer {
       case 'refuse':
         link.refused.add(toHex(m.i));
         return;
+      case 'fwant': {
+        const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
+        const answer = (await this.host.files?.serve(m.s, ask)) ?? {
+          chunks: m.n.map(() => null),
+        };
+        this.#send({
+          t: 'fdata',
+          s: m.s,
+          q: m.q,
+          ...(answer.list ? { l: answer.list } : {}),
+          c: answer.chunks,
+        });
+        return;
+      }
+      case 'fdata': {
+        // An answer after its asker gave up on it is dropped.
+        const ask = this.#fileAsks.get(m.q);
+        this.#fileAsks.delete(m.q);
+        ask?.resolve({ ...(m.l ? { list: m.l } : {}), chunks: m.c });
+        return;
+      }
     }
+  }
+
+  /**
+   * Asks the peer for parts of a file in `space` (spec 05 §16.6). Rejects `closed` when the
+   * connection ends first; a caller that stops waiting calls {@link forgetFileAsk}.
+   */
+  askFile(space: string, ask: FileAsk): { q: number; answer: Promise<FileAnswer> } {
+    const q = this.#nextFileAsk++;
+    const answer = new Promise<FileAnswer>((resolve, reject) => {
+      if (this.#closed || !this.#links.has(space)) {
+        reject(new MincaError('closed', 'the peer does not share this space now'));
+        return;
+      }
+      this.#fileAsks.set(q, { resolve, reject });
+      this.#send({ t: 'fwant', s: space, q, i: fromHex(ask.id), l: ask.list, n: ask.chunks });
+    });
+    return { q, answer };
+  }
+
+  forgetFileAsk(q: number): void {
+    this.#fileAsks.delete(q);
   }
 
   #handshakeBytes(
@@ -350,6 +420,7 @@ export class Peer {
       if (!mine.has(id) || this.#links.has(id)) continue;
       this.#links.set(id, new Link(await this.host.space(id)));
       this.#hello(id);
+      this.host.files?.linked(this, id);
     }
   }
 

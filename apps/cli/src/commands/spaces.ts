@@ -1,0 +1,92 @@
+/** `minca space create|list|invite|join|status`. */
+import type { Role } from '@minca/core';
+import { CliError, EXIT } from '../cli-error.js';
+import { type Context, withNode } from '../context.js';
+import { table } from '../output.js';
+
+const WRITES = { writes: true };
+
+export async function spaceCreate(context: Context): Promise<void> {
+  const info = await withNode(context, ({ node }) => node.spaces.create(), WRITES);
+  context.out.result(info, () => info.id);
+}
+
+export async function spaceList(context: Context): Promise<void> {
+  const rows = await withNode(context, async ({ node }) => {
+    const out = [];
+    for (const id of await node.spaces.list()) {
+      const s = await node.spaces.status(id);
+      out.push({
+        id,
+        owner: s.owner,
+        mine: s.owner === node.did,
+        versions: s.versions,
+        fingerprint: s.fingerprint,
+      });
+    }
+    return out;
+  });
+  context.out.result(rows, () =>
+    rows.length === 0
+      ? 'no spaces yet: `minca space create`, or `minca space join <code>`'
+      : table(
+          ['space', 'owner', 'versions', 'fingerprint'],
+          rows.map((r) => [r.id, r.mine ? 'me' : r.owner, r.versions, r.fingerprint.slice(0, 16)]),
+        ),
+  );
+}
+
+const ROLES = ['reader', 'writer'];
+
+export async function spaceInvite(
+  context: Context,
+  space: string,
+  options: { role?: string },
+): Promise<void> {
+  const role = options.role ?? 'writer';
+  if (!ROLES.includes(role)) {
+    throw new CliError(EXIT.usage, `--role is one of ${ROLES.join(', ')}, not ${role}`);
+  }
+  const code = await withNode(
+    context,
+    ({ node }) => node.spaces.invite(space, { role: role as Role }),
+    WRITES,
+  );
+  if (!context.out.json) {
+    context.out.note(
+      'This code holds the space key: hand it to one person, over a channel you trust.',
+    );
+  }
+  context.out.result({ space, role, code }, () => code);
+}
+
+export async function spaceJoin(context: Context, code: string): Promise<void> {
+  const info = await withNode(context, ({ node }) => node.spaces.join(code.trim()), WRITES);
+  if (!context.out.json)
+    context.out.note('Joined. Sync with a peer to get its records: `minca sync <url>`.');
+  context.out.result(info, () => info.id);
+}
+
+export async function spaceStatus(context: Context, space: string): Promise<void> {
+  const status = await withNode(context, async ({ node }) => {
+    const s = await node.spaces.status(space);
+    return { ...s, invites: await node.spaces.invites(space) };
+  });
+  context.out.result(status, () =>
+    table(
+      ['', ''],
+      [
+        ['space', status.id],
+        ['owner', status.owner],
+        ['fingerprint', status.fingerprint],
+        ['versions', status.versions],
+        ['collections', status.collections.join(', ') || '-'],
+        ['unused invites', status.invites.length],
+        ['problems', status.problems.length === 0 ? 'none' : status.problems.join('; ')],
+      ],
+    )
+      .split('\n')
+      .slice(1)
+      .join('\n'),
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * The node a host or carrier runs: its stores in SQLite (`<data>/host.sqlite`, better-sqlite3),
+ * its key in `<data>/host.key` (0600), made on first start.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type BlobStore, createNode, type MincaNode, SigningKey } from '@minca/core';
+import { type SqliteStores, sqliteStores } from '@minca/sqlite';
+import Database from 'better-sqlite3';
+import { writeFileAtomic } from '../account.js';
+import { CliError, EXIT } from '../cli-error.js';
+import { HOST_STORE_PATH, Subscriptions } from './subscriptions.js';
+
+export interface HostNode {
+  data: string;
+  node: MincaNode;
+  stores: SqliteStores;
+  subscriptions: Subscriptions;
+  close(): Promise<void>;
+}
+
+async function hostKey(data: string): Promise<SigningKey> {
+  const path = join(data, 'host.key');
+  try {
+    const secret = new Uint8Array(await readFile(path));
+    if (secret.length !== 32) throw new CliError(EXIT.badData, `the host key ${path} is damaged`);
+    return SigningKey.fromSecret(secret);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const key = SigningKey.generate();
+    await writeFileAtomic(path, Buffer.from(key.exportSecret()), 0o600);
+    return key;
+  }
+}
+
+/** Opens the SQLite database and store of a host's data folder, without the node. */
+export async function openHostStores(
+  dataDir: string,
+): Promise<{ db: Database.Database; stores: SqliteStores; subscriptions: Subscriptions }> {
+  const data = resolve(dataDir);
+  await mkdir(data, { recursive: true, mode: 0o700 });
+  let db: Database.Database;
+  try {
+    db = new Database(join(data, 'host.sqlite'));
+  } catch (cause) {
+    throw new CliError(
+      EXIT.badData,
+      `cannot open ${join(data, 'host.sqlite')}: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+  const stores = sqliteStores(db);
+  const subscriptions = new Subscriptions(await stores.open(HOST_STORE_PATH));
+  return { db, stores, subscriptions };
+}
+
+/** Opens a host's node over its data folder. */
+export async function openHostNode(
+  dataDir: string,
+  options: { mirror?: BlobStore; onMirrorError?: (error: unknown) => void } = {},
+): Promise<HostNode> {
+  const data = resolve(dataDir);
+  const { db, stores, subscriptions } = await openHostStores(data);
+  const key = await hostKey(data);
+  // A host or carrier fetches and keeps every file its spaces name, and mirrors to its bucket.
+  const node = await createNode({
+    stores,
+    key,
+    fetchFiles: 'all',
+    ...(options.mirror ? { mirrors: [options.mirror] } : {}),
+    ...(options.onMirrorError ? { onMirrorError: options.onMirrorError } : {}),
+  });
+  return {
+    data,
+    node,
+    stores,
+    subscriptions,
+    async close() {
+      await node.close();
+      await stores.close?.();
+      db.close();
+    },
+  };
+}

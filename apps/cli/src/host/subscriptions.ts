@@ -1,0 +1,111 @@
+/**
+ * A host's subscriptions (spec 06): in the host's own store, path `host`, one entry per
+ * subscription under `subscription:<id>`, deterministic CBOR. Read straight from the adapter
+ * on each call, so `minca host subscription …` run beside a live host is seen at once.
+ */
+import { randomBytes } from 'node:crypto';
+import { decodeStrict, encodeCbor, MincaError, type StorageAdapter } from '@minca/core';
+
+export const HOST_STORE_PATH = 'host';
+export const SUBSCRIPTION_PREFIX = 'subscription:';
+
+/** What a subscription allows one account. */
+export interface Subscription {
+  /** 16 hex characters. */
+  id: string;
+  /** The account's DID: spaces it owns are held under this subscription. */
+  account: string;
+  /** Most spaces held at once. */
+  spaces: number;
+  /** Most bytes held over all its spaces (what the host's stores take for them). */
+  bytes: number;
+  /** Past this (ms since 1970) the subscription holds nothing new; absent: never. */
+  expires?: number;
+  created: number;
+}
+
+const SUBSCRIPTION_ID = /^[0-9a-f]{16}$/;
+
+function encode(s: Subscription): Uint8Array {
+  return encodeCbor({
+    v: 1,
+    account: s.account,
+    spaces: s.spaces,
+    bytes: s.bytes,
+    ...(s.expires === undefined ? {} : { expires: s.expires }),
+    created: s.created,
+  });
+}
+
+function decode(id: string, bytes: Uint8Array): Subscription {
+  const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+  const whole = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    m.v !== 1 ||
+    typeof m.account !== 'string' ||
+    !whole(m.spaces) ||
+    !whole(m.bytes) ||
+    !whole(m.created) ||
+    (m.expires !== undefined && !whole(m.expires))
+  ) {
+    throw new MincaError('corrupt', `subscription ${id} does not read as one`);
+  }
+  return {
+    id,
+    account: m.account,
+    spaces: m.spaces as number,
+    bytes: m.bytes as number,
+    ...(m.expires === undefined ? {} : { expires: m.expires as number }),
+    created: m.created as number,
+  };
+}
+
+export class Subscriptions {
+  constructor(private readonly store: StorageAdapter) {}
+
+  async add(fields: Omit<Subscription, 'id' | 'created'>, now = Date.now()): Promise<Subscription> {
+    if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(fields.account)) {
+      throw new MincaError('invalid_input', `${fields.account} is not an account DID (did:key:z…)`);
+    }
+    for (const [name, v] of [
+      ['spaces', fields.spaces],
+      ['bytes', fields.bytes],
+    ] as const) {
+      if (!Number.isSafeInteger(v) || v < 0)
+        throw new MincaError('invalid_input', `${name} must be a whole number`);
+    }
+    const sub: Subscription = { id: randomBytes(8).toString('hex'), ...fields, created: now };
+    await this.store.batch([{ key: SUBSCRIPTION_PREFIX + sub.id, value: encode(sub) }]);
+    return sub;
+  }
+
+  async get(id: string): Promise<Subscription | undefined> {
+    if (!SUBSCRIPTION_ID.test(id)) return undefined;
+    const bytes = await this.store.get(SUBSCRIPTION_PREFIX + id);
+    return bytes ? decode(id, bytes) : undefined;
+  }
+
+  async list(): Promise<Subscription[]> {
+    const out: Subscription[] = [];
+    for (const key of await this.store.list(SUBSCRIPTION_PREFIX)) {
+      const bytes = await this.store.get(key);
+      if (bytes) out.push(decode(key.slice(SUBSCRIPTION_PREFIX.length), bytes));
+    }
+    return out;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    if (!(await this.get(id))) return false;
+    await this.store.batch([{ key: SUBSCRIPTION_PREFIX + id, value: undefined }]);
+    return true;
+  }
+
+  /** The subscriptions of `account` in force at `now`. */
+  async forAccount(account: string, now = Date.now()): Promise<Subscription[]> {
+    return (await this.list()).filter(
+      (s) => s.account === account && (s.expires ?? Infinity) > now,
+    );
+  }
+}

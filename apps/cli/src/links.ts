@@ -1,0 +1,139 @@
+/**
+ * Connections to peers over WebSocket (`ws`), kept up with core's `keepConnected`, and waiting
+ * until the spaces shared with them are level.
+ */
+import { keepConnected, type MincaNode, type Peer, type WebSocketLike } from '@minca/core';
+import { WebSocket } from 'ws';
+import { CliError, EXIT } from './cli-error.js';
+
+/** Frames up to 4 MiB, as the sync protocol bounds them. */
+export const MAX_PAYLOAD = 4 * 1024 * 1024;
+
+export interface Link {
+  url: string;
+  /** The current connection's peer, if connected. */
+  peer(): Peer | undefined;
+  /** Why the last connection ended, if one did. */
+  lastError(): string | undefined;
+  close(): void;
+}
+
+/** Checks a peer address: ws:// or wss://. */
+export function checkUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(
+      EXIT.usage,
+      `${JSON.stringify(url)} is not a URL: give one like ws://127.0.0.1:4455`,
+    );
+  }
+  if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
+    throw new CliError(EXIT.usage, `${url}: a peer's URL starts with ws:// or wss://`);
+  }
+  return url;
+}
+
+/** Connects `node` to `url` and keeps it connected until `close()`. */
+export function linkTo(node: MincaNode, url: string, options: { maxDelayMs?: number } = {}): Link {
+  checkUrl(url);
+  let current: Peer | undefined;
+  let lastError: string | undefined;
+  const kept = keepConnected(
+    () => {
+      const socket = new WebSocket(url, { maxPayload: MAX_PAYLOAD });
+      // An unreachable peer is reported through the transport's close; keep `ws` from throwing.
+      socket.on('error', (error) => {
+        lastError = error.message;
+      });
+      return socket as unknown as WebSocketLike;
+    },
+    (transport) => {
+      const peer = node.connect(transport);
+      current = peer;
+      const ended = peer.onEnd;
+      peer.onEnd = (reason) => {
+        ended?.(reason);
+        lastError = reason;
+        if (current === peer) current = undefined;
+      };
+    },
+    { minDelayMs: 200, maxDelayMs: options.maxDelayMs ?? 5_000 },
+  );
+  return {
+    url,
+    peer: () => current,
+    lastError: () => lastError,
+    close: () => kept.close(),
+  };
+}
+
+/** How one space stands with one peer. */
+export interface SyncState {
+  url: string;
+  did?: string;
+  space: string;
+  synced: boolean;
+  level: boolean;
+}
+
+/** Every shared space's state with each link's peer, now. */
+export async function syncStates(node: MincaNode, links: readonly Link[]): Promise<SyncState[]> {
+  const out: SyncState[] = [];
+  for (const link of links) {
+    const peer = link.peer();
+    if (!peer?.did) continue;
+    for (const space of peer.spaces()) {
+      const status = peer.status(space);
+      if (status) out.push({ url: link.url, space, ...status });
+    }
+  }
+  void node;
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until every link is connected and every space it shares is level, or, if a peer holds
+ * back something (refused, over a limit), synced and unchanged for a while. Throws
+ * `unavailable` after `timeoutMs`.
+ */
+export async function waitForSync(
+  node: MincaNode,
+  links: readonly Link[],
+  options: { timeoutMs: number; onState?: (states: SyncState[]) => void },
+): Promise<SyncState[]> {
+  const deadline = Date.now() + options.timeoutMs;
+  let settledSince: number | undefined;
+  let lastKey = '';
+  while (true) {
+    const connected = links.every((l) => l.peer()?.did);
+    const states = await syncStates(node, links);
+    options.onState?.(states);
+    if (connected) {
+      const allLevel = states.every((s) => s.level);
+      const allSynced = states.every((s) => s.synced);
+      // Spaces are named just after the handshake: give that a moment before calling it done.
+      const key = JSON.stringify(states);
+      if (key !== lastKey) settledSince = Date.now();
+      lastKey = key;
+      const quietFor = Date.now() - (settledSince ?? Date.now());
+      // No shared space may only mean the peer is still reading our credentials: wait longer.
+      const enough = states.length === 0 ? 2_000 : allLevel ? 300 : 3_000;
+      if ((allLevel || allSynced) && quietFor >= enough) return states;
+    }
+    if (Date.now() > deadline) {
+      const missing = links.filter((l) => !l.peer()?.did);
+      const why = missing.length
+        ? `could not reach ${missing.map((l) => `${l.url} (${l.lastError() ?? 'no answer'})`).join(', ')}`
+        : `not synced after ${Math.round(options.timeoutMs / 1000)} s`;
+      throw new CliError(
+        EXIT.unavailable,
+        `${why}: check the address and that the peer runs, or raise --timeout`,
+      );
+    }
+    await sleep(100);
+  }
+}
