@@ -58,7 +58,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
 export async function startHost(options: HostOptions): Promise<RunningHost> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(options.dataDir, 'host.sqlite'));
-  const node = await createNode({ stores: sqliteStores(db) });
+  // A host fetches and keeps every file, so a browser reads one while its writer is away.
+  const node = await createNode({ stores: sqliteStores(db), fetchFiles: 'all' });
   const hostname = options.hostname ?? '127.0.0.1';
 
   const answer = (res: ServerResponse, status: number, text: string) => {

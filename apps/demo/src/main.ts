@@ -3,10 +3,12 @@
  * `#join=<invite code>` from an invite link. Local data renders first; the host comes after.
  */
 import { type Account, listAccounts } from './accounts.js';
+import { loadLimits } from './file-limits.js';
 import { hostConfig, NodeClient } from './node-client.js';
 import type { SyncView } from './protocol.js';
 import { h } from './ui/dom.js';
 import { renderAccounts, renderSpaces } from './ui/home-view.js';
+import { limitsSection } from './ui/limits-view.js';
 import { renderSpace, type SpaceViewHandle } from './ui/space-view.js';
 
 const main = document.getElementById('main')!;
@@ -23,7 +25,10 @@ function client(account: Account): NodeClient {
   let c = clients.get(account.id);
   if (!c) {
     const forceTab = new URLSearchParams(location.search).has('tab-worker');
-    c = new NodeClient({ account: account.id, host: undefined }, forceTab);
+    c = new NodeClient(
+      { account: account.id, host: undefined, limits: loadLimits(account.id) },
+      forceTab,
+    );
     clients.set(account.id, c);
     const opened = c;
     // The host's address comes after the node opened: nothing local waits on the network.
@@ -101,6 +106,7 @@ async function show(): Promise<void> {
     lastSync = sync;
     showNetwork();
   });
+  main.append(limitsSection(account.id, c));
   await view.rendered;
 }
 

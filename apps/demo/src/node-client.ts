@@ -159,6 +159,7 @@ export class NodeClient {
     // Kept, so a tab's worker started again opens with them.
     if (method === 'setHost') this.request.host = args[0] as OpenRequest['host'];
     if (method === 'setOnline') this.request.online = args[0] as boolean;
+    if (method === 'setFileLimits') this.request.limits = args[0] as OpenRequest['limits'];
     await this.#ready;
     return (await this.#send(method, args)) as Result<M>;
   }

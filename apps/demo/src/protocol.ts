@@ -12,13 +12,36 @@ export interface ImageView {
   thumbnail: Uint8Array;
 }
 
+/** A post's photo: its thumbnail in the body, the picture itself in a file. */
+export interface PhotoView extends ImageView {
+  file?: {
+    id: string;
+    size: number;
+    /** Held whole on this device: reading it needs no network. */
+    whole: boolean;
+  };
+}
+
 export interface PostView {
   id: string;
   author: string;
   /** The winning version's timestamp, ms. */
   at: number;
   text: string;
-  photo?: ImageView;
+  photo?: PhotoView;
+}
+
+/** A photo to post: the picture's bytes go in a file, its thumbnail in the body. */
+export interface NewPhoto {
+  image: ImageView;
+  bytes: Uint8Array;
+  name: string;
+}
+
+/** The device's file limits, bytes per space (Infinity allowed): see `node.setFileLimits`. */
+export interface FileLimitsView {
+  ahead: number;
+  keep: number;
 }
 
 export interface ProfileView {
@@ -62,6 +85,7 @@ export interface OpenRequest {
   account: string;
   host: HostConfig | undefined;
   online?: boolean;
+  limits?: FileLimitsView;
 }
 
 /** An invite: the code, and the owner's grant of the host's role as a ticket's text. */
@@ -84,7 +108,10 @@ export interface NodeApi {
   /** `host`: the invite link's host part, see {@link Invite}. */
   join(code: string, host: string | undefined): Promise<SpaceView>;
   posts(space: string, limit: number): Promise<PostView[]>;
-  post(space: string, text: string, photo: ImageView | undefined): Promise<PostView>;
+  post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView>;
+  /** The bytes of a post's photo, fetched from peers when not here (progress events). */
+  readPhoto(space: string, post: string): Promise<Uint8Array>;
+  setFileLimits(limits: FileLimitsView): Promise<void>;
   profiles(space: string): Promise<ProfileView[]>;
   setProfile(space: string, name: string, avatar: ImageView | undefined): Promise<void>;
   sync(space: string): Promise<SyncView>;
@@ -108,7 +135,8 @@ export type AnswerMessage =
 
 export type EventMessage =
   | { event: 'changed'; space: string; collections: string[] }
-  | { event: 'sync'; space: string; sync: SyncView };
+  | { event: 'sync'; space: string; sync: SyncView }
+  | { event: 'progress'; space: string; file: string; done: number; total: number };
 
 export const THUMBNAIL_EDGE = 320;
 export const AVATAR_EDGE = 96;

@@ -21,6 +21,13 @@ async function createAccount(page: Page, name: string) {
   await page.getByRole('button', { name: 'Create account' }).click();
 }
 
+/** The decoded size of the picture `img` shows, once it shows one. */
+async function naturalSize(img: ReturnType<Page['locator']>): Promise<number[]> {
+  await img.waitFor(WAIT);
+  return img.evaluate((el: HTMLImageElement) =>
+    el.decode().then(() => [el.naturalWidth, el.naturalHeight]),
+  );
+}
 const spaceOf = (url: string) => new URL(url).hash.match(/s=([a-z2-7]+)/)![1]!;
 const postTexts = (page: Page) => page.locator('#feed article .text').allTextContents();
 
@@ -77,11 +84,10 @@ run('the demo in Chromium', () => {
     await a.getByRole('button', { name: 'Post' }).click();
     const photo = a.locator('article img.photo');
     await photo.waitFor(WAIT);
-    // The thumbnail was made in the browser: the picture decodes, at most 320 px wide.
-    const size = await photo.evaluate((img: HTMLImageElement) =>
-      img.decode().then(() => [img.naturalWidth, img.naturalHeight]),
-    );
-    expect(size).toEqual([320, 213]);
+    // The picture was added here, so it is read from this device at once.
+    expect(await naturalSize(a.locator('article img.photo[data-kind="full"]'))).toEqual([
+      1200, 800,
+    ]);
     await expect.poll(() => a.locator('#network').textContent(), WAIT).toContain('connected');
     spaceUrl = a.url();
     // The host holds the space, as the owner asked it to.
@@ -100,16 +106,46 @@ run('the demo in Chromium', () => {
       .toBe(new URLSearchParams(new URL(link!).hash.slice(1)).get('join'));
     await b.getByRole('button', { name: 'Join' }).click();
     await expect.poll(() => postTexts(b), WAIT).toEqual(['A red photo from Ada']);
-    const photo = b.locator('article img.photo');
-    const width = await photo.evaluate((img: HTMLImageElement) =>
-      img.decode().then(() => img.naturalWidth),
-    );
-    expect(width).toBe(320);
+    // The thumbnail comes with the record; the picture is fetched ahead, being under 5 MiB.
+    expect(await naturalSize(b.locator('article img.photo[data-kind="full"]'))).toEqual([
+      1200, 800,
+    ]);
     await expect.poll(() => b.locator('article .author').first().textContent(), WAIT).toBe('Ada');
     await expect.poll(() => b.locator('h2#space-title').textContent(), WAIT).toBe('Friends');
     await b.getByLabel('Name shown to others').fill('Bo');
     await b.getByRole('button', { name: 'Save profile' }).click();
     await shot(b, '2-bo-joined');
+  });
+
+  it('a device fetching only small files shows the thumbnail, and the photo when asked', async () => {
+    await b
+      .getByLabel('Fetch ahead, unread')
+      .selectOption({ label: 'Thumbnails and small files (256 KiB)' });
+    await expect.poll(() => b.locator('#limits-status').textContent(), WAIT).toContain('Saved');
+    await a.getByLabel('Write a post').fill('A big noisy one');
+    await a.getByLabel('Photo (optional)').setInputFiles({
+      name: 'noise.png',
+      mimeType: 'image/png',
+      buffer: png(400, 300, [0, 0, 0], true),
+    });
+    await a.getByRole('button', { name: 'Post' }).click();
+    const post = b.locator('article', { hasText: 'A big noisy one' });
+    await post.waitFor(WAIT);
+    expect(await naturalSize(post.locator('img.photo[data-kind="thumbnail"]'))).toEqual([320, 240]);
+    const fetch = post.getByRole('button', { name: /Show the full photo \(3\d\d KiB\)/ });
+    await fetch.waitFor(WAIT);
+    await shot(b, '3-bo-thumbnail-only');
+    // A posted a while ago, as it were: the host holds the picture by now.
+    const space = spaceOf(spaceUrl);
+    await expect.poll(async () => (await stack.host.node.files.whole(space)).length, WAIT).toBe(2);
+    await fetch.click();
+    expect(await naturalSize(post.locator('img.photo[data-kind="full"]'))).toEqual([400, 300]);
+    // Its download progress reached the file's size.
+    const bar = post.getByRole('progressbar', { name: 'Photo download' });
+    const [value, max] = await bar.evaluate((p: HTMLProgressElement) => [p.value, p.max]);
+    expect(value).toBe(max);
+    expect(max).toBeGreaterThan(300 * 1024);
+    await shot(b, '3-bo-full-photo');
   });
 
   it('B goes offline, posts, comes back, and both converge', async () => {
@@ -127,10 +163,10 @@ run('the demo in Chromium', () => {
     const atHost = await stack.host.node.records.list(space, 'app.post');
     expect(atHost.map((r) => (r.body as { text: string }).text)).not.toContain('Bo, on the train');
     expect(await postTexts(a)).not.toContain('Bo, on the train');
-    await shot(b, '3-bo-offline');
+    await shot(b, '4-bo-offline');
 
     await bo.setOffline(false);
-    const all = ['A red photo from Ada', 'Ada, meanwhile', 'Bo, on the train'];
+    const all = ['A big noisy one', 'A red photo from Ada', 'Ada, meanwhile', 'Bo, on the train'];
     await expect.poll(async () => (await postTexts(a)).sort(), WAIT).toEqual(all);
     await expect.poll(async () => (await postTexts(b)).sort(), WAIT).toEqual(all);
     // Level with the host on both sides: the same versions everywhere.
@@ -139,8 +175,8 @@ run('the demo in Chromium', () => {
         .poll(() => page.locator('#peers .peer').getAttribute('data-level'), WAIT)
         .toBe('true');
     }
-    await shot(a, '4-ada-converged');
-    await shot(b, '4-bo-converged');
+    await shot(a, '5-ada-converged');
+    await shot(b, '5-bo-converged');
   });
 
   it('a reload shows everything from IndexedDB before the host answers', async () => {
@@ -152,9 +188,9 @@ run('the demo in Chromium', () => {
         await page.locator('main[data-rendered="true"]').waitFor(WAIT);
         expect((await postTexts(page)).sort()).toEqual(before);
         expect(await page.locator('#network').textContent()).toContain('connecting');
-        expect(await page.locator('article img.photo').count()).toBe(1);
+        expect(await page.locator('article img.photo').count()).toBe(2);
       }
-      await shot(b, '5-bo-reloaded-host-down');
+      await shot(b, '6-bo-reloaded-host-down');
     });
     await expect.poll(() => b.locator('#network').textContent(), WAIT).toContain('connected');
   });
@@ -174,7 +210,7 @@ run('the demo in Chromium', () => {
     await a.getByRole('button', { name: 'Post' }).click();
     await expect.poll(() => postTexts(a2), WAIT).toContain('From the first tab');
     await expect.poll(() => postTexts(b), WAIT).toContain('From the first tab');
-    await shot(a2, '6-ada-second-tab');
+    await shot(a2, '7-ada-second-tab');
     await a2.close();
   });
 });

@@ -1,4 +1,8 @@
-/** A real PNG of `width`×`height` in one colour with a stripe, for photo uploads in the tests. */
+/**
+ * A real PNG of `width`×`height`, stripes of one colour, for photo uploads in the tests; with
+ * `noise`, random pixels instead, which don't compress: a file of about 3 bytes a pixel.
+ */
+import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -22,7 +26,12 @@ function chunk(type: string, data: Uint8Array): Buffer {
   return out;
 }
 
-export function png(width: number, height: number, rgb: [number, number, number]): Buffer {
+export function png(
+  width: number,
+  height: number,
+  rgb: [number, number, number],
+  noise = false,
+): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -30,6 +39,10 @@ export function png(width: number, height: number, rgb: [number, number, number]
   const rows = Buffer.alloc(height * (1 + width * 3));
   for (let y = 0; y < height; y++) {
     const row = y * (1 + width * 3);
+    if (noise) {
+      rows.set(randomBytes(width * 3), row + 1);
+      continue;
+    }
     for (let x = 0; x < width; x++) {
       const stripe = Math.floor(x / 16) % 2 === 0;
       rows.set(stripe ? rgb : [255, 255, 255], row + 1 + x * 3);

@@ -2,9 +2,12 @@
  * A space: its posts, newest first, a composer, the person's profile, who is synced, and an
  * invite. It renders from the node's local data at once; peers' changes re-render it.
  */
+
+import { formatBytes } from '../file-limits.js';
 import type { NodeClient } from '../node-client.js';
 import {
   AVATAR_EDGE,
+  type PhotoView,
   type PostView,
   type ProfileView,
   type SyncView,
@@ -53,8 +56,14 @@ export function renderSpace(
         event.preventDefault();
         try {
           const file = photo.files?.[0];
-          const image = file ? await thumbnailOf(file, THUMBNAIL_EDGE) : undefined;
-          await client.call('post', space, text.value, image);
+          const picture = file
+            ? {
+                image: await thumbnailOf(file, THUMBNAIL_EDGE),
+                bytes: new Uint8Array(await file.arrayBuffer()),
+                name: file.name,
+              }
+            : undefined;
+          await client.call('post', space, text.value, picture);
           text.value = '';
           photo.value = '';
           text.focus();
@@ -167,17 +176,83 @@ export function renderSpace(
           ),
         ),
         h('p', { class: 'text' }, post.text),
-        post.photo &&
-          h('img', {
-            class: 'photo',
-            src: url(post.photo),
-            width: post.photo.width,
-            height: post.photo.height,
-            alt: `Photo by ${who(post.author)}`,
-            'data-kind': 'thumbnail',
-          }),
+        post.photo && renderPhoto(post, post.photo),
       ),
     );
+  };
+
+  /** Full pictures read so far, by file id: kept across renders, revoked on close. */
+  const full = new Map<string, Promise<string>>();
+  const progress = new Map<string, HTMLProgressElement>();
+  /** Files fetched from this view, by size: their finished bar stays across renders. */
+  const fetched = new Map<string, number>();
+  const showProgress = (file: string, done: number, total: number) => {
+    if (done >= total) fetched.set(file, total);
+    const bar = progress.get(file);
+    if (!bar) return;
+    bar.max = total;
+    bar.value = done;
+    bar.textContent = `${Math.round((100 * done) / Math.max(1, total))}%`;
+  };
+  const readFull = (post: PostView, photo: PhotoView, img: HTMLImageElement) => {
+    const id = photo.file!.id;
+    let reading = full.get(id);
+    if (!reading) {
+      reading = client
+        .call('readPhoto', space, post.id)
+        .then((bytes) => URL.createObjectURL(new Blob([bytes.slice()], { type: photo.mime })));
+      full.set(id, reading);
+      reading.catch(() => full.delete(id));
+    }
+    void reading.then((src) => {
+      img.src = src;
+      img.dataset.kind = 'full';
+      // The bar stays, full, so it's clear the fetch finished.
+      img.closest('figure')?.querySelector('.fetch button')?.replaceWith('Full photo fetched');
+    }, fail);
+  };
+  const renderPhoto = (post: PostView, photo: PhotoView) => {
+    const img = h('img', {
+      class: 'photo',
+      src: url(photo),
+      width: photo.width,
+      height: photo.height,
+      alt: `Photo by ${who(post.author)}`,
+      'data-kind': 'thumbnail',
+    });
+    const figure = h('figure', {}, img);
+    const file = photo.file;
+    if (!file) return figure;
+    // Held here: the picture itself, read locally. Otherwise the thumbnail, and a button that
+    // fetches the picture, within the device's limits or past them.
+    const done = fetched.get(file.id);
+    if (done !== undefined) {
+      const bar = h('progress', { max: done, value: done, 'aria-label': 'Photo download' });
+      figure.append(h('div', { class: 'fetch' }, 'Full photo fetched ', bar));
+    }
+    if (file.whole || full.has(file.id)) readFull(post, photo, img);
+    else {
+      const bar = h('progress', { max: file.size, value: 0, 'aria-label': 'Photo download' });
+      progress.set(file.id, bar);
+      figure.append(
+        h(
+          'div',
+          { class: 'fetch' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'quiet',
+              onclick: () => readFull(post, photo, img),
+            },
+            `Show the full photo (${formatBytes(file.size)})`,
+          ),
+          ' ',
+          bar,
+        ),
+      );
+    }
+    return figure;
   };
 
   const render = async () => {
@@ -230,7 +305,8 @@ export function renderSpace(
   const off = client.on((event) => {
     if (event.space !== space) return;
     if (event.event === 'changed') rerender();
-    else renderSync(event.sync);
+    else if (event.event === 'sync') renderSync(event.sync);
+    else showProgress(event.file, event.done, event.total);
   });
   const rendered = render().then(() => {
     performance.mark('minca:first-render');
@@ -244,6 +320,11 @@ export function renderSpace(
     close() {
       off();
       for (const u of urls.splice(0)) URL.revokeObjectURL(u);
+      for (const reading of full.values())
+        void reading.then(
+          (u) => URL.revokeObjectURL(u),
+          () => {},
+        );
     },
   };
 }

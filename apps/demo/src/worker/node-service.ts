@@ -14,9 +14,11 @@ import { indexedDBStores } from '@minca/idb';
 import { accountKey, storesPrefix } from '../accounts.js';
 import type {
   EventMessage,
+  FileLimitsView,
   HostConfig,
   ImageView,
   Invite,
+  NewPhoto,
   NodeApi,
   Opened,
   OpenRequest,
@@ -27,7 +29,16 @@ import type {
 } from '../protocol.js';
 import { askHostToHold, hostDidOf } from './host-hold.js';
 import { decodeTicket, encodeTicket } from './host-ticket.js';
-import { ABOUT_ID, imageBody, POSTS, PROFILES, SPACE_ABOUT, toPost, toProfile } from './views.js';
+import {
+  ABOUT_ID,
+  imageBody,
+  POSTS,
+  PROFILES,
+  photoFile,
+  SPACE_ABOUT,
+  toPost,
+  toProfile,
+} from './views.js';
 
 /** How often the sync state is looked at, so tabs hear of a change within this, ms. */
 const SYNC_POLL_MS = 250;
@@ -50,12 +61,14 @@ export class NodeService implements NodeApi {
     return this.#opening;
   }
 
-  async #open({ account, host, online }: OpenRequest): Promise<Opened> {
+  async #open({ account, host, online, limits }: OpenRequest): Promise<Opened> {
     const key = await accountKey(account);
     if (!key) throw new MincaError('unknown_space', `account ${account} is not in this browser`);
     this.#node = await createNode({ stores: indexedDBStores(storesPrefix(account)), key });
     this.#host = host;
     this.#online = online ?? true;
+    // The node keeps no limits: they come from the tab at every start.
+    if (limits) await this.#node.setFileLimits(limits);
     // Local data first: the connection starts now, and nothing waits for it.
     this.#reconnect();
     this.#poll = setInterval(() => void this.#pollSync(), SYNC_POLL_MS);
@@ -105,6 +118,8 @@ export class NodeService implements NodeApi {
     await this.#n.records.subscribe(space, (change) =>
       this.emit({ event: 'changed', space, collections: change.collections }),
     );
+    // A file fetched or dropped changes what a post can show at once.
+    this.#n.files.subscribe(space, () => this.emit({ event: 'changed', space, collections: [] }));
   }
 
   async #pollSync(): Promise<void> {
@@ -169,14 +184,40 @@ export class NodeService implements NodeApi {
 
   async posts(space: string, limit: number): Promise<PostView[]> {
     await this.#watch(space);
-    const records = await this.#n.records.list(space, POSTS, { order: 'newest', limit });
-    return records.flatMap((r) => toPost(r) ?? []);
+    const [records, whole] = await Promise.all([
+      this.#n.records.list(space, POSTS, { order: 'newest', limit }),
+      this.#n.files.whole(space),
+    ]);
+    const held = new Set(whole);
+    return records.flatMap((r) => toPost(r, held) ?? []);
   }
 
-  async post(space: string, text: string, photo: ImageView | undefined): Promise<PostView> {
-    const body: BodyValue = photo ? { text, photo: imageBody(photo) } : { text };
+  async post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView> {
+    let body: BodyValue = { text };
+    if (photo) {
+      // As the product page shows: addFile, then put the FileRef in the body.
+      const file = await this.#n.records.addFile(space, photo.bytes, {
+        mime: photo.image.mime,
+        name: photo.name,
+      });
+      body = { text, photo: { ...imageBody(photo.image), file } };
+    }
     const record = await this.#n.records.put(space, POSTS, body);
-    return toPost(record)!;
+    return toPost(record, new Set(await this.#n.files.whole(space)))!;
+  }
+
+  async readPhoto(space: string, post: string): Promise<Uint8Array> {
+    const record = await this.#n.records.get(space, POSTS, post);
+    const ref = record && photoFile(record);
+    if (!ref) throw new MincaError('invalid_input', `post ${post} has no photo file`);
+    return this.#n.records.readFile(space, ref, {
+      onProgress: ({ done, total }) =>
+        this.emit({ event: 'progress', space, file: ref.$file, done, total }),
+    });
+  }
+
+  async setFileLimits(limits: FileLimitsView): Promise<void> {
+    await this.#n.setFileLimits(limits);
   }
 
   async profiles(space: string): Promise<ProfileView[]> {

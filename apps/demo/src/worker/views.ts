@@ -2,8 +2,8 @@
  * Reading record bodies written by anyone in the space: a body that doesn't have the shape
  * this app writes is left out, never trusted.
  */
-import type { BodyValue, MincaRecord } from '@minca/core';
-import type { ImageView, PostView, ProfileView } from '../protocol.js';
+import { type BodyValue, type FileRef, isFileRef, type MincaRecord } from '@minca/core';
+import type { ImageView, PhotoView, PostView, ProfileView } from '../protocol.js';
 
 export const POSTS = 'app.post';
 export const SPACE_ABOUT = 'app.space';
@@ -35,7 +35,15 @@ export function toImage(value: unknown): ImageView | undefined {
   return { mime, width: width as number, height: height as number, thumbnail };
 }
 
-export function toPost(record: MincaRecord): PostView | undefined {
+/** The photo's file, as the body names it. */
+export function photoFile(record: MincaRecord): FileRef | undefined {
+  const photo = isFields(record.body) ? record.body.photo : undefined;
+  const file = isFields(photo) ? photo.file : undefined;
+  return isFileRef(file) ? file : undefined;
+}
+
+/** `whole`: ids of the files this device holds whole. */
+export function toPost(record: MincaRecord, whole: ReadonlySet<string>): PostView | undefined {
   const body = record.body;
   if (!isFields(body) || typeof body.text !== 'string') return undefined;
   const post: PostView = {
@@ -45,8 +53,11 @@ export function toPost(record: MincaRecord): PostView | undefined {
     text: body.text.slice(0, MAX_TEXT),
   };
   if (body.photo !== undefined) {
-    const photo = toImage(body.photo);
-    if (!photo) return undefined;
+    const image = toImage(body.photo);
+    if (!image) return undefined;
+    const photo: PhotoView = image;
+    const file = photoFile(record);
+    if (file) photo.file = { id: file.$file, size: file.size, whole: whole.has(file.$file) };
     post.photo = photo;
   }
   return post;
