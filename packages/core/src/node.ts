@@ -16,6 +16,7 @@ import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
+import { mirroredFiles } from './mirror/node-files-view.js';
 import type { MirrorStatus } from './mirror/space-mirror.js';
 import {
   type MirrorErrorListener,
@@ -123,6 +124,8 @@ export class MincaNode {
       onError: MirrorErrorListener | undefined;
     } = { mirrors: [], onError: undefined },
   ) {
+    // readFile falls back to a space's mirrors after its peers.
+    fileKeeper.addSources((id) => this.#mirrors.get(id)?.fileSources() ?? []);
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
@@ -198,7 +201,7 @@ export class MincaNode {
           }
           this.#mirrors.get(id)?.changed();
         });
-        await this.fileKeeper.opened(space);
+        const files = await this.fileKeeper.opened(space);
         const { mirrors, onError } = this.mirrorConfig;
         if (mirrors.length > 0) {
           const mirrored = {
@@ -207,6 +210,7 @@ export class MincaNode {
             key: space.entry.key,
             mayTakeIn: (v: Version) => space.mayTakeIn(v),
             takeIn: (v: readonly Version[]) => space.takeIn(v),
+            files: mirroredFiles(files, (listener) => this.fileKeeper.subscribe(id, listener)),
           };
           this.#mirrors.set(
             id,

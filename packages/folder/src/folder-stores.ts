@@ -19,10 +19,10 @@ import {
   type StoreFactory,
   sealedStores,
 } from '@minca/core';
-import { createDirectoryBlobStore } from './directory-blob-store.js';
 import { folderPath } from './file-names.js';
 import { subFolder } from './folder-fs.js';
 import { type FolderSource, toFolderFs } from './folder-source.js';
+import { folderSpacesStore } from './folder-spaces-store.js';
 import { SyncedFolderAdapter } from './synced-folder-adapter.js';
 
 /** How often a data folder's spaces are pulled while open, by default (ms). */
@@ -172,7 +172,7 @@ export function folderStores(
     return registry;
   };
 
-  const spaces = createDirectoryBlobStore(subFolder(base, ['spaces']), { sync });
+  const spaces = folderSpacesStore(subFolder(base, ['spaces']), { sync });
   const opened = new Map<string, Reloadable>();
   let closed = false;
 

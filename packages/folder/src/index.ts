@@ -31,3 +31,19 @@ export {
   localStatePaths,
 } from './local-state.js';
 export { nodeFolder } from './node-folder.js';
+export {
+  allowDataFolder,
+  type BrowserDataFolderOptions,
+  type BrowserFolderOptions,
+  browserDataFolderStores,
+  forgetDataFolder,
+  HANDLE_DATABASE,
+  HANDLE_KEY,
+  HANDLE_STORE,
+  hasFolderPicker,
+  PICKER_OPTIONS,
+  pickDataFolder,
+  podStoresPrefix,
+  type RememberedFolder,
+  rememberedDataFolder,
+} from './pick-folder.js';

@@ -18,6 +18,8 @@ export interface KeyTreeOptions {
    * conflict-names.ts), so a key held only in a conflict copy is still found.
    */
   withConflicts?: boolean;
+  /** Called with each conflict copy found (with `withConflicts`): its path and the key it copies. */
+  onConflict?: (path: string[], key: string) => void;
 }
 
 /** Folders read at once, so a tree of many folders can't exhaust file handles. */
@@ -70,6 +72,8 @@ export async function readKeyTree(
       if (!isCanonical(whole, chain)) continue;
       if (parsed.kind === 'file') {
         const key = keySoFar + whole;
+        // A copy's own key is longer than the key it copies: the caller checks the prefix.
+        if (copyOf && mayMatch(key, prefix)) options.onConflict?.(path, key);
         if (key.startsWith(prefix)) keys.push(key);
       } else {
         const next = `${keySoFar}${whole}/`;

@@ -20,8 +20,9 @@
  *   the folder. Replaying it after a crash writes a file only if it still holds what it held
  *   before the batch (or already the new value): a newer write by anyone else wins.
  *
- * To another process a batch of several writes lands one file at a time; within this one it
- * is all or nothing. The registry writes one entry per change, each whole by itself.
+ * Listing reads every value, so a key is listed only once its file is whole: a registry is
+ * small. To another process a batch of several writes lands one file at a time; within this
+ * one it is all or nothing. The registry writes one entry per change, each whole by itself.
  */
 import {
   assertBodyBytes,
@@ -308,10 +309,9 @@ export class SyncedFolderAdapter implements StorageAdapter {
     return this.#readFramed(this.#entryPath(key));
   }
 
+  /** Keys whose value reads whole: one still being copied in is not listed until it is. */
   async list(prefix: string): Promise<string[]> {
-    this.#check();
-    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
-    return this.#consistently(() => this.#walk(prefix));
+    return (await this.entries(prefix)).map(([key]) => key);
   }
 
   async #walk(prefix: string): Promise<string[]> {

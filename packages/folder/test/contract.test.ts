@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { randomKey, type StoreFactory, sealedStores } from '@minca/core';
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
 import { folderPath } from '../src/file-names.ts';
+import { folderSpacesStore } from '../src/folder-spaces-store.ts';
 import { createDirectoryBlobStore, directoryStores, nodeFolder } from '../src/index.ts';
 import { SyncedFolderAdapter } from '../src/synced-folder-adapter.ts';
 import { tempDir } from './temp-dir.ts';
@@ -65,3 +66,8 @@ runStorageAdapterTests(
     return { factory: open(), reopen: async () => open(), teardown };
   },
 );
+
+runBlobStoreTests('a data folder’s spaces (folderSpacesStore)', async () => {
+  const { dir, teardown } = await tempDir();
+  return { store: folderSpacesStore(nodeFolder(dir), { sync: false }), teardown };
+});

@@ -7,11 +7,12 @@ import {
   hashId,
   isMincaError,
   type MincaError,
+  type MincaNode,
   randomKey,
 } from '@minca/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { folderPath, keyPath } from '../src/file-names.ts';
-import { frame } from '../src/frame.ts';
+import { frame, unframe } from '../src/frame.ts';
 import {
   directoryStores,
   folderStores,
@@ -105,16 +106,22 @@ describe('folderStores', () => {
 
     const pod = await tree(join(dir, 'pod'));
     const files = pod.filter((p) => p.endsWith('.minca'));
-    // The node key and the space: two entries, both under registry/entries.d, nothing else.
-    expect(files).toHaveLength(2);
-    expect(files.every((p) => p.startsWith('a/registry/entries.d/'))).toBe(true);
+    // The node key and the space: two registry entries; the space's records as a segment.
+    const registry = files.filter((p) => p.startsWith('a/registry/entries.d/'));
+    const segments = files.filter((p) => p.startsWith(`a/spaces/${space.id}/`));
+    expect(registry).toHaveLength(2);
+    expect(segments).toHaveLength(1);
+    expect(files).toHaveLength(3);
     expect(pod.some((p) => p.includes('journal'))).toBe(false);
     // Sealed: neither the space id nor the key names show, and no value holds them in clear.
-    expect(pod.join('\n')).not.toContain(space.id);
-    expect(pod.join('\n')).not.toMatch(/space|key/);
+    expect(registry.join('\n')).not.toContain(space.id);
+    expect(registry.join('\n')).not.toMatch(/space|key/);
     for (const file of files) {
       const content = Buffer.from(await readFile(join(dir, 'pod', file)));
-      expect(content.includes(Buffer.from(space.id))).toBe(false);
+      expect(content.includes(Buffer.from('hello'))).toBe(false);
+      if (file.startsWith('a/registry/')) {
+        expect(content.includes(Buffer.from(space.id))).toBe(false);
+      }
     }
     // The space's store is this device's own.
     expect(await tree(join(dir, 'local'))).toContain(`spaces/${space.id}/versions.d`);
@@ -152,6 +159,42 @@ describe('folderStores', () => {
     await wrong.close();
     const after = await tree(join(dir, 'pod'));
     expect(after).toEqual(pod);
+  });
+});
+
+describe('the folder’s files', () => {
+  it('are replaced atomically: a reader never sees one half-written', async () => {
+    const local = directoryStores(join(dir, 'local'), { sync: false });
+    const stores = folderStores(join(dir, 'pod'), { localKey: randomKey(), local, sync: false });
+    const registry = await stores.open('registry');
+    const big = (n: number) => new Uint8Array(256 * 1024).fill(n);
+    await registry.batch([{ key: 'space/x', value: big(0) }]);
+    const [file] = (await tree(join(dir, 'pod', 'registry', 'entries.d'))).filter((p) =>
+      p.endsWith('.minca'),
+    );
+    const path = join(dir, 'pod', 'registry', 'entries.d', file!);
+    let writing = true;
+    let reads = 0;
+    const reader = (async () => {
+      while (writing) {
+        const value = unframe(new Uint8Array(await readFile(path)));
+        // Sealed: the value plus its nonce and tag.
+        expect(value?.length).toBe(256 * 1024 + 40);
+        reads++;
+      }
+    })();
+    for (let n = 1; n <= 60; n++) {
+      await registry.batch([{ key: 'space/x', value: big(n) }]);
+      await stores.spaces.put('s/w/0000000001-0000000000000000', big(n));
+    }
+    writing = false;
+    await reader;
+    expect(reads).toBeGreaterThan(0);
+    expect((await registry.get('space/x'))?.[0]).toBe(60);
+    // No temp file is left behind.
+    expect((await tree(join(dir, 'pod'))).filter((p) => p.endsWith('.tmp'))).toEqual([]);
+    await registry.close?.();
+    await stores.close();
   });
 });
 
@@ -325,4 +368,66 @@ describe('reconcileFolder', () => {
     await daemon.close();
     await daemonStores.close();
   });
+});
+
+describe('folderStores’ timing', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** True once `check` is, trying for `ms` of real time (immediates stay real). */
+  async function settled(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (await check()) return true;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return check();
+  }
+
+  it('pushes 1 s after a change, and pulls when a space opens and every watchIntervalMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const localKey = randomKey();
+    const open = (name: string, watchIntervalMs?: number) =>
+      folderStores(join(dir, 'pod'), {
+        localKey,
+        local: directoryStores(join(dir, name), { sync: false }),
+        sync: false,
+        ...(watchIntervalMs !== undefined ? { watchIntervalMs } : {}),
+      });
+    const a = await createNode({ stores: open('a') });
+    const space = await a.spaces.create();
+    const first = await a.records.put(space.id, 'app.note', { n: 1 });
+    await vi.advanceTimersByTimeAsync(1000);
+    // Two more devices on the same folder: the default pull, and none.
+    const b = await createNode({ stores: open('b') });
+    const c = await createNode({ stores: open('c', 0) });
+    await b.spaces.open(space.id);
+    await c.spaces.open(space.id);
+    // Both pull when the space opens.
+    const has = (node: MincaNode, id: string) => async () =>
+      (await node.records.get(space.id, 'app.note', id)) !== undefined;
+    expect(await settled(has(b, first.id), 10_000)).toBe(true);
+    expect(await settled(has(c, first.id), 10_000)).toBe(true);
+
+    const second = await a.records.put(space.id, 'app.note', { n: 2 });
+    const segments = async () => (await segmentFiles()).length;
+    const before = await segments();
+    await vi.advanceTimersByTimeAsync(900);
+    expect(await settled(async () => (await segments()) > before, 200)).toBe(false);
+    await vi.advanceTimersByTimeAsync(100); // a pushes
+    expect(await settled(async () => (await segments()) > before, 10_000)).toBe(true);
+    await vi.advanceTimersByTimeAsync(2000); // b pulls on its period
+    expect(await settled(has(b, second.id), 10_000)).toBe(true);
+    await vi.advanceTimersByTimeAsync(10_000); // c never does
+    expect(await settled(has(c, second.id), 200)).toBe(false);
+    await c.spaces.syncMirrors(space.id);
+    expect(await has(c, second.id)()).toBe(true);
+    for (const node of [a, b, c]) await node.close();
+  });
+
+  /** The segment files in the folder. */
+  async function segmentFiles(): Promise<string[]> {
+    return (await tree(join(dir, 'pod', 'spaces'))).filter((p) => p.endsWith('.minca'));
+  }
 });

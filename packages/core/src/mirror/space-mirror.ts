@@ -9,6 +9,7 @@ import { isSystemCollection } from '../names.js';
 import type { Store } from '../store.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { decodeVersion, openBody, type Version, verifyVersion } from '../version.js';
+import { type MirroredFiles, MirrorFileSource, pushFiles } from './mirror-files.js';
 import type { MirrorState } from './mirror-state.js';
 import {
   decodeSegment,
@@ -22,6 +23,8 @@ import {
 
 /** A writer compacts once it has this many segments of its own (and twice what it last left). */
 export const COMPACT_MIN_SEGMENTS = 32;
+/** When the pull at open failed and nothing pulls on a period, it is tried again after this, ms. */
+export const OPEN_PULL_RETRY_MS = 30_000;
 /** Blob store requests in flight per mirror. */
 const CONCURRENCY = 4;
 /** Segments written per counter reservation and state write. */
@@ -41,6 +44,8 @@ export interface MirroredSpace {
   readonly key: Uint8Array | undefined;
   mayTakeIn(version: Version): Promise<boolean>;
   takeIn(versions: readonly Version[]): Promise<Version[]>;
+  /** The space's files, pushed beside its segments (§16.4); none when the node keeps none. */
+  readonly files?: MirroredFiles;
 }
 
 /** Where a mirror's error happened. */
@@ -84,6 +89,8 @@ export interface MirrorCounts {
   versionsTakenIn: number;
   versionsPushed: number;
   compactions: number;
+  filesPut: number;
+  filesDeleted: number;
 }
 
 async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -109,10 +116,19 @@ export class SpaceMirror {
     versionsTakenIn: 0,
     versionsPushed: 0,
     compactions: 0,
+    filesPut: 0,
+    filesDeleted: 0,
   };
+  /** Where `readFile` may fetch this space's files from, after peers. */
+  readonly fileSource: MirrorFileSource;
+  /** This writer's files in the mirror (id → whole), once listed; and whether to look again. */
+  #filesInMirror: Map<string, boolean> | undefined;
+  #filesDirty = true;
+  #unsubscribeFiles: (() => void) | undefined;
   #queue: Promise<void> = Promise.resolve();
   #pushTimer: unknown;
   #pullTimer: unknown;
+  #retryTimer: unknown;
   #pullQueued = false;
   #closed = false;
   #status: Omit<MirrorStatus, 'index' | 'writer' | 'segments'> = {};
@@ -122,7 +138,13 @@ export class SpaceMirror {
     private readonly state: MirrorState,
     private readonly options: SpaceMirrorOptions,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.fileSource = new MirrorFileSource(options.store, space.id, options.index);
+    this.#unsubscribeFiles = space.files?.subscribe(() => {
+      this.#filesDirty = true;
+      this.changed();
+    });
+  }
 
   /** Starts mirroring: a pull now (then a push of what the mirror lacks), and one every period. */
   static start(
@@ -132,8 +154,8 @@ export class SpaceMirror {
     now: () => number = Date.now,
   ): SpaceMirror {
     const mirror = new SpaceMirror(space, state, options, now);
-    mirror.#pullSoon();
-    mirror.#enqueue(() => mirror.#push()).catch(() => undefined);
+    mirror.#pullSoon(true);
+    mirror.#enqueue(() => mirror.#push()).catch(() => mirror.changed());
     if (options.pullIntervalMs > 0)
       mirror.#pullTimer = setRepeating(() => mirror.#pullSoon(), options.pullIntervalMs);
     return mirror;
@@ -157,7 +179,8 @@ export class SpaceMirror {
     if (this.#closed || this.#pushTimer !== undefined) return;
     this.#pushTimer = setTimer(() => {
       this.#pushTimer = undefined;
-      this.#enqueue(() => this.#push()).catch(() => undefined);
+      // A push that failed (the store unreachable) is tried again after the same delay.
+      this.#enqueue(() => this.#push()).catch(() => this.changed());
     }, this.options.pushDelayMs);
   }
 
@@ -175,17 +198,29 @@ export class SpaceMirror {
     this.#closed = true;
     if (this.#pushTimer !== undefined) clearTimer(this.#pushTimer);
     if (this.#pullTimer !== undefined) clearRepeating(this.#pullTimer);
+    if (this.#retryTimer !== undefined) clearTimer(this.#retryTimer);
+    this.#unsubscribeFiles?.();
     await this.#run(() => this.#push()).catch(() => undefined);
     await this.state.close();
   }
 
-  #pullSoon(): void {
+  /**
+   * Queues a pull. The pull at open is tried again every {@link OPEN_PULL_RETRY_MS} until one
+   * succeeds when there is no period to pull on, so a device that opened offline still catches up.
+   */
+  #pullSoon(atOpen = false): void {
     if (this.#pullQueued || this.#closed) return;
     this.#pullQueued = true;
     this.#enqueue(() => {
       this.#pullQueued = false;
       return this.#pull();
-    }).catch(() => undefined);
+    }).catch(() => {
+      if (!atOpen || this.options.pullIntervalMs > 0 || this.#closed) return;
+      this.#retryTimer = setTimer(() => {
+        this.#retryTimer = undefined;
+        this.#pullSoon(true);
+      }, OPEN_PULL_RETRY_MS);
+    });
   }
 
   #enqueue(op: () => Promise<void>): Promise<void> {
@@ -312,7 +347,13 @@ export class SpaceMirror {
   /** Decodes a segment and checks every version in it as a peer's would be checked. */
   async #verify(name: SegmentName, bytes: Uint8Array): Promise<Version[]> {
     const segment = decodeSegment(name, bytes);
-    const versions = segment.versions.map((b) => decodeVersion(b));
+    let versions: Version[];
+    try {
+      versions = segment.versions.map((b) => decodeVersion(b));
+    } catch (cause) {
+      // The segment's bytes are as written (its hash says so): what it holds is bad, for good.
+      throw new MincaError('invalid_version', `segment ${name.key} holds a bad version`, { cause });
+    }
     const store = this.space.store;
     const fresh = versions.filter((v) => !store.hasVersion(v.collection, v.id));
     await Promise.all(fresh.map(verifyVersion));
@@ -383,6 +424,25 @@ export class SpaceMirror {
       this.counts.versionsPushed += ids.length;
       this.#status.pushedAt = this.now();
       if (written.length > 0) await this.#compactIfDue();
+    }
+    const files = this.space.files;
+    if (files && this.#filesDirty) {
+      this.#filesDirty = false;
+      try {
+        this.#filesInMirror = await pushFiles(
+          this.options.store,
+          this.space.id,
+          this.state.writer,
+          files,
+          this.#filesInMirror,
+          this.counts,
+        );
+      } catch (error) {
+        this.#filesDirty = true;
+        // What is there is unknown now: list again next time.
+        this.#filesInMirror = undefined;
+        throw error;
+      }
     }
   }
 

@@ -6,6 +6,7 @@
 import type { MirrorConfig, StoreFactory } from '../adapter.js';
 import type { BlobStore } from '../blob-store.js';
 import { isMincaError, MincaError } from '../errors.js';
+import type { MirrorFileSource } from './mirror-files.js';
 import { MirrorState, mirrorStatePath } from './mirror-state.js';
 import {
   type MirrorErrorContext,
@@ -88,6 +89,11 @@ export class SpaceMirrors {
       }
     }
     return new SpaceMirrors(started);
+  }
+
+  /** Where `readFile` may fetch the space's files from, after peers: each mirror in order. */
+  fileSources(): MirrorFileSource[] {
+    return this.mirrors.map((m) => m.fileSource);
   }
 
   changed(): void {

@@ -7,5 +7,6 @@ export type { BlobStoreTestContext } from './blob-store-checks.js';
 export { runBlobStoreTests } from './blob-store-suite.js';
 export { isCheckedValue, makeCheckedValue } from './checked-value.js';
 export { checkStoreIntegrity, type IntegrityOptions, type IntegrityReport } from './integrity.js';
+export { type MirrorTestContext, runMirrorTests } from './mirror-suite.js';
 export { type RecordsTestContext, runRecordsTests } from './records.js';
 export { runStorageAdapterTests } from './storage-adapter-suite.js';

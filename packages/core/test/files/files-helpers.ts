@@ -1,4 +1,8 @@
-import type { MincaNode } from '../../src/node.js';
+import { createNode, type MincaNode, type NodeConfig } from '../../src/node.js';
+import { createMemoryTransportPair } from '../../src/sync/memory-transport.js';
+import type { Message } from '../../src/sync/messages.js';
+import { fakeStores } from '../fake-adapter.js';
+import { watched } from './clock.js';
 
 /** Deterministic bytes of length `n`, different per `seed`. */
 export function sample(n: number, seed = 1): Uint8Array {
@@ -16,3 +20,20 @@ export const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buff
 /** Ids of the files held whole by `node` in `space`. */
 export const whole = async (node: MincaNode, space: string) =>
   new Set(await node.files.whole(space));
+
+export const nodeWith = (config: Partial<NodeConfig> = {}) =>
+  createNode({ stores: fakeStores(), ...config });
+
+/**
+ * Connects `a` and `b` over watched transports: `toA.sent` counts what b sends a, `toB.sent`
+ * what a sends b. `editFromB` may change or drop what b sends.
+ */
+export function link(a: MincaNode, b: MincaNode, editFromB?: (m: Message) => Message | null) {
+  const [ta, tb] = createMemoryTransportPair();
+  const fromA = watched(ta);
+  const fromB = watched(tb, editFromB);
+  return { fromA, fromB, peerOfA: a.connect(fromA), peerOfB: b.connect(fromB) };
+}
+
+/** fwant messages a transport sent. */
+export const asks = (t: { sent: Map<string, number> }) => t.sent.get('fwant') ?? 0;

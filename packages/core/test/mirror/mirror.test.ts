@@ -9,13 +9,17 @@ import { fakeBlobStore } from '../fake-adapter.ts';
 import { fingerprint } from '../sync-helpers.ts';
 import { idsInMirror, mirroredNode } from './mirror-helpers.ts';
 
-/** Lets real work (WebCrypto) finish: true once `check` is, false after a few thousand turns. */
-async function settled(check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
+/**
+ * Lets real work (WebCrypto, which no fake timer runs) finish: true once `check` is, false after
+ * `ms` of real time. Date is not faked in these tests.
+ */
+async function settled(check: () => Promise<boolean>, ms = 2000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
     if (await check()) return true;
     await new Promise((r) => setImmediate(r));
   }
-  return false;
+  return check();
 }
 
 afterEach(() => {
@@ -94,9 +98,9 @@ describe('mirrors', () => {
       (await b.node.records.get(space, 'app.post', post.id)) !== undefined;
     await vi.advanceTimersByTimeAsync(1000); // a pushes
     await vi.advanceTimersByTimeAsync(850);
-    expect(await settled(arrived)).toBe(false); // b's next pull is at 2 s
+    expect(await settled(arrived, 300)).toBe(false); // b's next pull is at 2 s
     await vi.advanceTimersByTimeAsync(100);
-    expect(await settled(arrived)).toBe(true);
+    expect(await settled(arrived, 10_000)).toBe(true);
     await a.node.close();
     await b.node.close();
   });
@@ -144,6 +148,14 @@ describe('mirrors', () => {
       versions: [createVersion(draft(space), ticket.key, stranger).bytes],
     });
     await bucket.put(unauthorized.key, unauthorized.bytes);
+    // A version that does not even decode, in a segment that is whole.
+    const garbled = encodeSegment({
+      space,
+      writer,
+      counter: 5,
+      versions: [new Uint8Array([0xff])],
+    });
+    await bucket.put(garbled.key, garbled.bytes);
     // A misplaced segment: another writer's bytes under this writer's name.
     const moved = encodeSegment({ space, writer: randomId(), counter: 4, versions: [forged] });
     await bucket.put(`${space}/${writer}/${moved.key.split('/')[2]}`, moved.bytes);
@@ -161,6 +173,7 @@ describe('mirrors', () => {
         [foreign.key, 'invalid_version'],
         [bad.key, 'invalid_version'],
         [unauthorized.key, 'not_authorized'],
+        [garbled.key, 'invalid_version'],
         [`${space}/${writer}/${moved.key.split('/')[2]}`, 'malformed'],
       ]),
     );
@@ -257,5 +270,54 @@ describe('mirrors', () => {
     expect(await fingerprint(reader.node, space)).toBe(print);
     expect(errors).toEqual([]);
     await reader.node.close();
+  });
+});
+
+describe('mirrors that fail', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('tries a failed push again, and the pull at open until one succeeds', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const inner = fakeBlobStore();
+    let down = true;
+    const flaky = {
+      get: (k: string) => (down ? Promise.reject(new Error('offline')) : inner.get(k)),
+      put: (k: string, b: Uint8Array) =>
+        down ? Promise.reject(new Error('offline')) : inner.put(k, b),
+      delete: (k: string) => (down ? Promise.reject(new Error('offline')) : inner.delete(k)),
+      list: (p: string) => (down ? Promise.reject(new Error('offline')) : inner.list(p)),
+    };
+    const a = await mirroredNode([inner]);
+    const { id: space } = await a.node.spaces.create();
+    const post = await a.node.records.put(space, 'app.post', { n: 1 });
+    const ticketFor = async (did: string) => {
+      await a.node.spaces.setRole(space, did, 'writer');
+      return a.node.spaces.share(space, did);
+    };
+    const b = await mirroredNode([flaky]);
+    await b.node.spaces.join(await ticketFor(b.node.did));
+    await a.node.close();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(b.errors.length).toBeGreaterThan(0);
+    expect(b.errors[0]!.error.code).toBe('storage');
+    const mine = await b.node.records.put(space, 'app.post', { from: 'b' });
+    await vi.advanceTimersByTimeAsync(5000); // the push fails too
+    expect((await b.node.spaces.status(space)).mirrors[0]!.error).toMatch(/failed/);
+    down = false;
+    await vi.advanceTimersByTimeAsync(5000); // pushed now
+    expect(
+      await settled(async () => (await idsInMirror(inner, space)).has(mine.version), 10_000),
+    ).toBe(true);
+    await vi.advanceTimersByTimeAsync(20_000); // the pull at open, again
+    expect(
+      await settled(
+        async () => (await b.node.records.get(space, 'app.post', post.id)) !== undefined,
+        10_000,
+      ),
+    ).toBe(true);
+    expect((await b.node.spaces.status(space)).mirrors[0]!.error).toBeUndefined();
+    await b.node.close();
   });
 });

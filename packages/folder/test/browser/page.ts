@@ -2,10 +2,25 @@
  * The page the Chromium test loads: runs the storage adapter and blob store conformance suites
  * over the handle seam, on real OPFS folders (`navigator.storage.getDirectory()`).
  */
+
+import { createNode, randomKey, type StoreFactory } from '@minca/core';
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
-import { removeAndPrune } from '../../src/folder-fs.ts';
+import { indexedDBStores } from '@minca/idb';
+import { folderPath } from '../../src/file-names.ts';
+import { removeAndPrune, subFolder } from '../../src/folder-fs.ts';
 import { handleFolder } from '../../src/handle-folder.ts';
-import { createDirectoryBlobStore, directoryStores } from '../../src/index.ts';
+import {
+  browserDataFolderStores,
+  createDirectoryBlobStore,
+  directoryStores,
+  forgetDataFolder,
+  HANDLE_DATABASE,
+  hasFolderPicker,
+  PICKER_OPTIONS,
+  pickDataFolder,
+  rememberedDataFolder,
+} from '../../src/index.ts';
+import { SyncedFolderAdapter } from '../../src/synced-folder-adapter.ts';
 import { registered } from './vitest-shim.ts';
 
 let folders = 0;
@@ -26,6 +41,22 @@ runStorageAdapterTests('directoryStores over OPFS', async () => {
 runStorageAdapterTests('directoryStores over OPFS, shared', async () => {
   const { dir, teardown } = await opfsFolder();
   const open = () => directoryStores(dir, { shared: true });
+  return { factory: open(), reopen: async () => open(), teardown };
+});
+
+runStorageAdapterTests('a data folder’s synced store over OPFS', async () => {
+  const { dir, teardown } = await opfsFolder();
+  const open = (): StoreFactory => {
+    const journal = directoryStores(dir, { sync: false });
+    const fs = subFolder(handleFolder(dir), ['folder']);
+    return {
+      open: async (path) =>
+        SyncedFolderAdapter.open(fs, folderPath(path), path, await journal.open(`j/${path}`), {
+          sync: false,
+          onProblem: () => {},
+        }),
+    };
+  };
   return { factory: open(), reopen: async () => open(), teardown };
 });
 
@@ -52,6 +83,89 @@ registered.push({
         if (back?.[0] !== 1) throw new Error(`round ${round}: the write did not land`);
         await removeAndPrune(fs, ['a', 'b', `new-${round}`], 0);
       }
+    } finally {
+      await teardown();
+    }
+  },
+});
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+// The picker needs a person's click, which no headless page has: the check passes one that
+// answers with an OPFS folder, and sees what it was asked. Handles, IndexedDB, the permission
+// query and the stores are Chromium's own.
+registered.push({
+  name: 'data folder › picked, remembered, permitted, and its stores under minca-pod:',
+  run: async () => {
+    const { dir, teardown } = await opfsFolder();
+    try {
+      await forgetDataFolder();
+      check((await rememberedDataFolder()) === undefined, 'nothing remembered at first');
+      check(hasFolderPicker(), 'Chromium has showDirectoryPicker');
+      const asked: unknown[] = [];
+      const picked = await pickDataFolder({
+        showDirectoryPicker: async (options) => {
+          asked.push(options);
+          return dir;
+        },
+      });
+      check(picked === dir, 'the picked folder is returned');
+      check(
+        JSON.stringify(asked) === JSON.stringify([PICKER_OPTIONS]) &&
+          PICKER_OPTIONS.id === 'minca-pod' &&
+          PICKER_OPTIONS.mode === 'readwrite' &&
+          PICKER_OPTIONS.startIn === 'documents',
+        `the picker was asked ${JSON.stringify(asked)}`,
+      );
+      const names = (await indexedDB.databases()).map((d) => d.name);
+      check(names.includes(HANDLE_DATABASE), `databases: ${names.join(', ')}`);
+      // A later visit: the handle comes back from IndexedDB, and OPFS needs no prompt.
+      const remembered = await rememberedDataFolder();
+      check(remembered !== undefined, 'the folder is remembered');
+      check(await remembered.handle.isSameEntry(dir), 'the same folder comes back');
+      check(remembered.permission === 'granted', `permission: ${remembered.permission}`);
+
+      const dataPath = `accounts/check${Date.now()}/stores`;
+      const localKey = randomKey();
+      const open = () =>
+        browserDataFolderStores({ dataPath, localKey, indexedDBStores, folder: remembered.handle });
+      const node = await createNode({ stores: open() });
+      const space = await node.spaces.create();
+      await node.records.put(space.id, 'app.note', { text: 'in the folder' });
+      await node.close();
+      const pods = (await indexedDB.databases()).map((d) => d.name ?? '');
+      const prefix = `minca-pod:${dataPath.replaceAll('/', ':')}`;
+      check(
+        pods.includes(`${prefix}:spaces:${space.id}`),
+        `the space's own store is under ${prefix}: ${pods.join(', ')}`,
+      );
+      // Another browser profile: fresh IndexedDB stores, the same folder, the whole account.
+      const other = await createNode({
+        stores: browserDataFolderStores({
+          dataPath: `${dataPath}-other`,
+          localKey,
+          indexedDBStores,
+          folder: remembered.handle,
+        }),
+      });
+      await other.spaces.syncMirrors(space.id);
+      const notes = await other.records.list<{ text: string }>(space.id, 'app.note');
+      check(notes[0]?.body.text === 'in the folder', `read back: ${JSON.stringify(notes)}`);
+      await other.close();
+
+      // No picker: IndexedDB alone, under the same prefix.
+      const plain = await createNode({
+        stores: browserDataFolderStores({ dataPath: `${dataPath}-idb`, localKey, indexedDBStores }),
+      });
+      const kept = await plain.spaces.create();
+      await plain.close();
+      const all = (await indexedDB.databases()).map((d) => d.name ?? '');
+      check(all.includes(`${prefix}-idb:registry`), 'the registry in IndexedDB');
+      check(all.includes(`${prefix}-idb:spaces:${kept.id}`), 'the space too');
+      await forgetDataFolder();
+      check((await rememberedDataFolder()) === undefined, 'forgotten');
     } finally {
       await teardown();
     }
