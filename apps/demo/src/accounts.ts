@@ -13,6 +13,8 @@ export interface Account {
   did: string;
   name: string;
   created: number;
+  /** Where its data lives: IndexedDB (the default), or a data folder the person picked. */
+  storage?: 'indexeddb' | 'folder';
 }
 
 const ACCOUNTS_DB = 'minca-accounts';
@@ -22,8 +24,28 @@ const accountsDb = () =>
   openDB(ACCOUNTS_DB, 1, { upgrade: (db) => void db.createObjectStore('accounts') });
 const keysDb = () => openDB(KEYS_DB, 1, { upgrade: (db) => void db.createObjectStore('keys') });
 
-/** The IndexedDB prefix of an account's stores (its data path is `accounts/<id>/stores`). */
-export const storesPrefix = (id: string) => `minca:accounts:${id}:stores`;
+/** An account's data path; in IndexedDB its stores are `minca:` and this, `/` as `:`. */
+export const dataPath = (id: string) => `accounts/${id}/stores`;
+export const storesPrefix = (id: string) => `minca:${dataPath(id).replaceAll('/', ':')}`;
+
+/**
+ * The key a data folder's registry is sealed under: derived from the account's key (HKDF), so
+ * every device of the account opens the same folder.
+ */
+export async function folderLocalKey(secret: Uint8Array): Promise<Uint8Array> {
+  const ikm = await crypto.subtle.importKey('raw', secret.slice(), 'HKDF', false, ['deriveBits']);
+  const bits = await crypto.subtle.deriveBits(
+    {
+      name: 'HKDF',
+      hash: 'SHA-256',
+      salt: new Uint8Array(0),
+      info: new TextEncoder().encode('minca-demo/data-folder-registry/v1'),
+    },
+    ikm,
+    256,
+  );
+  return new Uint8Array(bits);
+}
 
 function accountId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
@@ -41,11 +63,20 @@ export async function listAccounts(): Promise<Account[]> {
 }
 
 /** Makes an account: a fresh key, kept in this browser. */
-export async function createAccount(name: string): Promise<Account> {
+export async function createAccount(
+  name: string,
+  storage: Account['storage'] = 'indexeddb',
+): Promise<Account> {
   const trimmed = name.trim();
   if (!trimmed) throw new TypeError('an account needs a name');
   const key = SigningKey.generate();
-  const account: Account = { id: accountId(), did: key.did, name: trimmed, created: Date.now() };
+  const account: Account = {
+    id: accountId(),
+    did: key.did,
+    name: trimmed,
+    created: Date.now(),
+    storage,
+  };
   // The key first: an account listed without its key could never sign.
   const keys = await keysDb();
   try {

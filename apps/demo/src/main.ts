@@ -7,7 +7,7 @@ import { loadLimits } from './file-limits.js';
 import { hostConfig, NodeClient } from './node-client.js';
 import type { SyncView } from './protocol.js';
 import { h } from './ui/dom.js';
-import { renderAccounts, renderSpaces } from './ui/home-view.js';
+import { ensureFolder, renderAccounts, renderSpaces } from './ui/home-view.js';
 import { limitsSection } from './ui/limits-view.js';
 import { renderSpace, type SpaceViewHandle } from './ui/space-view.js';
 
@@ -94,6 +94,7 @@ async function show(): Promise<void> {
     });
     return;
   }
+  if (account.storage === 'folder') await ensureFolder(main);
   const c = client(account);
   const opened = await c.open();
   document.body.dataset.node = `${c.mode}:${opened.instance}`;

@@ -108,13 +108,16 @@ export class NodeClient {
       this.#worker.terminate();
       this.#worker = undefined;
       this.#port = undefined;
-      for (const { reject } of this.#pending.values()) reject(new NodeError('closed', 'hidden'));
+      for (const { reject } of this.#pending.values())
+        reject(new NodeError('closed', 'another tab runs the node now'));
       this.#pending.clear();
       this.#ready = new Promise((resolve) => (this.#readyNow = resolve));
     };
     document.addEventListener('visibilitychange', () =>
       document.visibilityState === 'visible' ? start() : stop(),
     );
+    // Of two windows in view, the one the person turns to runs the node.
+    addEventListener('focus', start);
     this.#ready = new Promise((resolve) => (this.#readyNow = resolve));
     this.#stopOnTake = stop;
     if (document.visibilityState === 'visible') start();
@@ -144,7 +147,11 @@ export class NodeClient {
 
   /** Tab mode: hear other tabs about `space` (a shared worker tells every tab itself). */
   follow(space: string): void {
-    if (this.mode === 'tab' && this.did) this.#channel(space);
+    if (this.mode !== 'tab' || !this.did) return;
+    const known = this.#channels.has(space);
+    this.#channel(space);
+    // This tab runs the node now: any other tab of the space stops its own.
+    if (!known && this.#worker) this.#tellTabs(space, { take: true });
   }
 
   #send(method: Method, args: unknown[]): Promise<unknown> {

@@ -16,10 +16,16 @@ export const HAS_CHROMIUM = existsSync(CHROMIUM);
 const APP = fileURLToPath(new URL('..', import.meta.url));
 export const ARTIFACTS = join(APP, 'test-results');
 
-/** Builds the app into dist/app, as `pnpm build` does. */
+/** Builds the app as `pnpm build` does, into test-artifacts/app (dist is `pnpm start`'s). */
 export async function buildApp(): Promise<string> {
-  await build({ root: APP, configFile: join(APP, 'vite.config.ts'), logLevel: 'warn' });
-  return join(APP, 'dist', 'app');
+  const outDir = join(APP, 'test-artifacts', 'app');
+  await build({
+    root: APP,
+    configFile: join(APP, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
+  return outDir;
 }
 
 export function launch(): Promise<Browser> {

@@ -18,7 +18,7 @@ async function shot(page: Page, name: string) {
 
 async function createAccount(page: Page, name: string) {
   await page.getByLabel('Your name').fill(name);
-  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('button', { name: 'Create account', exact: true }).click();
 }
 
 /** The decoded size of the picture `img` shows, once it shows one. */
@@ -187,12 +187,86 @@ run('the demo in Chromium', () => {
         await page.reload();
         await page.locator('main[data-rendered="true"]').waitFor(WAIT);
         expect((await postTexts(page)).sort()).toEqual(before);
-        expect(await page.locator('#network').textContent()).toContain('connecting');
+        await expect
+          .poll(() => page.locator('#network').textContent(), WAIT)
+          .toContain('connecting');
         expect(await page.locator('article img.photo').count()).toBe(2);
       }
       await shot(b, '6-bo-reloaded-host-down');
     });
     await expect.poll(() => b.locator('#network').textContent(), WAIT).toContain('connected');
+  });
+
+  it('without SharedWorker, runs the node in the tab in view and tells the other tabs', async () => {
+    const context = await browser.newContext();
+    const one = await context.newPage();
+    await one.goto(`${stack.app.url}?tab-worker`);
+    await createAccount(one, 'Di');
+    await one.getByLabel('Name', { exact: true }).fill('Tabs');
+    await one.getByRole('button', { name: 'Create space' }).click();
+    await one.locator('main[data-rendered="true"]').waitFor(WAIT);
+    expect(await one.locator('body').getAttribute('data-node')).toMatch(/^tab:/);
+    const two = await context.newPage();
+    await two.goto(one.url());
+    await two.locator('main[data-rendered="true"]').waitFor(WAIT);
+    // Each tab has its own worker: the one in view runs the node.
+    expect(await two.locator('body').getAttribute('data-node')).toMatch(/^tab:/);
+    expect(await two.locator('body').getAttribute('data-node')).not.toBe(
+      await one.locator('body').getAttribute('data-node'),
+    );
+    await two.getByLabel('Write a post').fill('From tab two');
+    await two.getByRole('button', { name: 'Post' }).click();
+    await expect.poll(() => postTexts(two), WAIT).toEqual(['From tab two']);
+    // Back to the first tab: it takes the node again and shows what the other wrote.
+    await one.bringToFront();
+    await one.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect.poll(() => postTexts(one), WAIT).toEqual(['From tab two']);
+    await shot(one, '9-di-tab-workers');
+    await context.close();
+  });
+
+  it('keeps an account in a data folder, with its own stores under minca-pod:', async () => {
+    const context = await browser.newContext();
+    // The picker needs a person; here it gives a folder of the origin's private file system,
+    // a real FileSystemDirectoryHandle like the one the picker gives.
+    await context.addInitScript(() => {
+      (window as unknown as { showDirectoryPicker: unknown }).showDirectoryPicker = async () =>
+        (await navigator.storage.getDirectory()).getDirectoryHandle('pod', { create: true });
+    });
+    const page = await context.newPage();
+    await page.goto(stack.app.url);
+    await page.getByLabel('Your name').fill('Cy');
+    await page.getByRole('button', { name: 'Create account in a data folder…' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Folder space');
+    await page.getByRole('button', { name: 'Create space' }).click();
+    await page.locator('main[data-rendered="true"]').waitFor(WAIT);
+    await page.getByLabel('Write a post').fill('Kept in the folder');
+    await page.getByRole('button', { name: 'Post' }).click();
+    await expect.poll(() => postTexts(page), WAIT).toEqual(['Kept in the folder']);
+    await page.reload();
+    await page.locator('main[data-rendered="true"]').waitFor(WAIT);
+    expect(await postTexts(page)).toEqual(['Kept in the folder']);
+    const layout = await page.evaluate(async () => {
+      const names: string[] = [];
+      const walk = async (dir: FileSystemDirectoryHandle, path: string) => {
+        for await (const [name, handle] of dir.entries()) {
+          names.push(`${path}${name}`);
+          if (handle.kind === 'directory')
+            await walk(handle as FileSystemDirectoryHandle, `${path}${name}/`);
+        }
+      };
+      const root = await navigator.storage.getDirectory();
+      await walk(await root.getDirectoryHandle('pod'), '');
+      const dbs = (await indexedDB.databases()).map((d) => d.name ?? '');
+      return { names, dbs };
+    });
+    // The account lives in the folder (its registry and spaces); this device's own stores are
+    // IndexedDB under minca-pod:, not minca:.
+    expect(layout.names.length).toBeGreaterThan(0);
+    expect(layout.dbs.some((d) => d.startsWith('minca-pod:accounts:'))).toBe(true);
+    expect(layout.dbs.some((d) => d.startsWith('minca:accounts:'))).toBe(false);
+    await shot(page, '8-cy-data-folder');
+    await context.close();
   });
 
   it('two tabs of one person share one node and both update live', async () => {

@@ -1,4 +1,11 @@
 /** The start: pick or create an account, then pick, create or join a space. */
+
+import {
+  allowDataFolder,
+  hasFolderPicker,
+  pickDataFolder,
+  rememberedDataFolder,
+} from '@minca/folder';
 import { type Account, createAccount, listAccounts } from '../accounts.js';
 import type { NodeClient } from '../node-client.js';
 import { field, h } from './dom.js';
@@ -29,6 +36,25 @@ export async function renderAccounts(main: HTMLElement, go: (account: Account) =
     label,
     input,
     h('button', { type: 'submit' }, 'Create account'),
+    // Where the browser can pick a folder: the whole account in it, to copy or sync elsewhere.
+    hasFolderPicker() &&
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'quiet',
+          onclick: async () => {
+            try {
+              if (!input.value.trim()) throw new TypeError('an account needs a name');
+              await pickDataFolder();
+              go(await createAccount(input.value, 'folder'));
+            } catch (e) {
+              error.textContent = (e as Error).message;
+            }
+          },
+        },
+        'Create account in a data folder…',
+      ),
     error,
   );
   const list = accounts.length
@@ -40,13 +66,57 @@ export async function renderAccounts(main: HTMLElement, go: (account: Account) =
           'ul',
           { class: 'plain' },
           ...accounts.map((a) =>
-            h('li', {}, h('button', { class: 'quiet', onclick: () => go(a) }, a.name)),
+            h(
+              'li',
+              {},
+              h('button', { class: 'quiet', onclick: () => go(a) }, a.name),
+              a.storage === 'folder' ? ' (in a data folder)' : '',
+            ),
           ),
         ),
       )
     : undefined;
   main.replaceChildren(...[list, form].filter((x) => x !== undefined));
   input.focus();
+}
+
+/**
+ * A data folder account on a later visit: the folder's permission is asked for again only from
+ * a click. Resolves once the folder may be used.
+ */
+export async function ensureFolder(main: HTMLElement): Promise<void> {
+  const remembered = await rememberedDataFolder();
+  if (remembered?.permission === 'granted') return;
+  const error = h('p', { class: 'error', role: 'alert' });
+  await new Promise<void>((resolve) => {
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        onclick: async () => {
+          try {
+            if (remembered ? await allowDataFolder(remembered.handle) : await pickDataFolder())
+              resolve();
+            else error.textContent = 'The folder was not allowed.';
+          } catch (e) {
+            error.textContent = (e as Error).message;
+          }
+        },
+      },
+      remembered ? 'Allow the data folder' : 'Pick the data folder',
+    );
+    main.replaceChildren(
+      h(
+        'section',
+        {},
+        h('h2', {}, 'Your data folder'),
+        h('p', {}, 'This account keeps its data in a folder. The browser asks before using it.'),
+        button,
+        error,
+      ),
+    );
+    button.focus();
+  });
 }
 
 export async function renderSpaces(

@@ -8,10 +8,20 @@ import {
   keepConnected,
   MincaError,
   type MincaNode,
+  type SigningKey,
+  type StoreFactory,
   type WebSocketLike,
 } from '@minca/core';
+import { browserDataFolderStores, rememberedDataFolder } from '@minca/folder';
 import { indexedDBStores } from '@minca/idb';
-import { accountKey, storesPrefix } from '../accounts.js';
+import {
+  type Account,
+  accountKey,
+  dataPath,
+  folderLocalKey,
+  listAccounts,
+  storesPrefix,
+} from '../accounts.js';
 import type {
   EventMessage,
   FileLimitsView,
@@ -63,8 +73,11 @@ export class NodeService implements NodeApi {
 
   async #open({ account, host, online, limits }: OpenRequest): Promise<Opened> {
     const key = await accountKey(account);
-    if (!key) throw new MincaError('unknown_space', `account ${account} is not in this browser`);
-    this.#node = await createNode({ stores: indexedDBStores(storesPrefix(account)), key });
+    const about = (await listAccounts()).find((a) => a.id === account);
+    if (!key || !about) {
+      throw new MincaError('unknown_space', `account ${account} is not in this browser`);
+    }
+    this.#node = await createNode({ stores: await this.#stores(about, key), key });
     this.#host = host;
     this.#online = online ?? true;
     // The node keeps no limits: they come from the tab at every start.
@@ -73,6 +86,21 @@ export class NodeService implements NodeApi {
     this.#reconnect();
     this.#poll = setInterval(() => void this.#pollSync(), SYNC_POLL_MS);
     return { did: key.did, instance: crypto.randomUUID() };
+  }
+
+  /** IndexedDB, or the data folder the person picked (its handle remembered by the page). */
+  async #stores(account: Account, key: SigningKey): Promise<StoreFactory> {
+    if (account.storage !== 'folder') return indexedDBStores(storesPrefix(account.id));
+    const remembered = await rememberedDataFolder();
+    if (remembered?.permission !== 'granted') {
+      throw new MincaError('not_authorized', 'the data folder needs your permission: allow it');
+    }
+    return browserDataFolderStores({
+      dataPath: dataPath(account.id),
+      folder: remembered.handle,
+      localKey: await folderLocalKey(key.exportSecret()),
+      indexedDBStores,
+    });
   }
 
   get #n(): MincaNode {
