@@ -125,7 +125,13 @@ const bench: Benchmark = {
       // First render of 10,000 posts from IndexedDB, beside the space as it is now (21 posts).
       const small = median([await firstRender(b), await firstRender(b), await firstRender(b)]);
       const space = new URL(b.url()).hash.match(/s=([a-z2-7]+)/)![1]!;
+      // A second invite, for a writer in Node: wait for the new link, as the old one is used.
       await a.getByRole('button', { name: 'Make an invite' }).click();
+      await a.waitForFunction(
+        (old) => document.getElementById('invite-link')?.getAttribute('href') !== old,
+        invite,
+        WAIT,
+      );
       const code = new URLSearchParams(
         new URL((await a.locator('#invite-link').getAttribute('href'))!).hash.slice(1),
       );
