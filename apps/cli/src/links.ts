@@ -76,6 +76,8 @@ export interface SyncState {
   space: string;
   synced: boolean;
   level: boolean;
+  /** Why the peer refused a version of ours, such as a host over its subscription. */
+  refused?: string;
 }
 
 /** Every shared space's state with each link's peer, now. */
@@ -109,12 +111,19 @@ export async function waitForSync(
   let settledSince: number | undefined;
   let lastKey = '';
   while (true) {
+    // A peer that said goodbye with a reason (a host refusing the space) will say it again.
+    const refusedBy = links.find((l) => /refused: /.test(l.lastError() ?? ''));
+    if (refusedBy) {
+      const why = refusedBy.lastError()!.replace(/^peer left: /, '');
+      throw new CliError(EXIT.refused, `${refusedBy.url}: ${why}`);
+    }
     const connected = links.every((l) => l.peer()?.did);
     const states = await syncStates(node, links);
     options.onState?.(states);
     if (connected) {
       const allLevel = states.every((s) => s.level);
-      const allSynced = states.every((s) => s.synced);
+      // A peer that refuses our versions (a host over its limits) is as far as it will go.
+      const allSynced = states.every((s) => s.synced || s.refused !== undefined);
       // Spaces are named just after the handshake: give that a moment before calling it done.
       const key = JSON.stringify(states);
       if (key !== lastKey) settledSince = Date.now();

@@ -4,10 +4,23 @@ import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
 import { agentEnd, agentList, agentStart } from './commands/agent.js';
 import { daemon } from './commands/daemon.js';
 import { fileAdd, fileRead } from './commands/files.js';
-import { serve, subscriptionAdd, subscriptionList, subscriptionRemove } from './commands/host.js';
+import {
+  hostStatus,
+  serve,
+  subscriptionAdd,
+  subscriptionList,
+  subscriptionRemove,
+} from './commands/host.js';
 import { init } from './commands/init.js';
 import { get, list, put, remove } from './commands/records.js';
-import { spaceCreate, spaceInvite, spaceJoin, spaceList, spaceStatus } from './commands/spaces.js';
+import {
+  spaceAllow,
+  spaceCreate,
+  spaceInvite,
+  spaceJoin,
+  spaceList,
+  spaceStatus,
+} from './commands/spaces.js';
 import { status } from './commands/status.js';
 import { sync } from './commands/sync.js';
 import { type Context, createContext, type GlobalOptions } from './context.js';
@@ -70,6 +83,12 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('join <code>')
     .description('join a space with an invite code')
     .action(action((c, code: string) => spaceJoin(c, code)));
+  space
+    .command('allow <space> <holder>')
+    .description('let a host (its DID or ws:// URL) hold the space without its key')
+    .option('--carrier', 'as a carrier rather than a host')
+    .option('--timeout <s>', 'seconds to reach a URL (default 60)')
+    .action(action((c, id: string, holder: string, o) => spaceAllow(c, id, holder, o)));
   space
     .command('status <space>')
     .description("a space's fingerprint, versions and collections")
@@ -182,6 +201,16 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       .description('run a host: a server node keeping spaces per subscription'),
     'host',
   ).action(action((c, o) => serve(c, 'host', o)));
+  host
+    .command('status')
+    .description('the spaces this host holds, per account, and what they take')
+    .option('--data <dir>', 'the host data folder')
+    .action(action((c, o: { data?: string }) => hostStatus(c, withHostData(o))));
+  // `--data` after `subscription` may be parsed as the host command's own: take either.
+  const withHostData = <O extends { data?: string }>(o: O): O => ({
+    ...o,
+    data: o.data ?? host.opts<{ data?: string }>().data,
+  });
   const subscription = host
     .command('subscription')
     .description("the host's subscriptions (spec 06)");
@@ -192,17 +221,17 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--spaces <n>', 'most spaces held at once', '10')
     .option('--bytes <size>', 'most bytes held, such as 500MiB', '1GiB')
     .option('--expires <when>', 'a date, a number of days (30d), or never', 'never')
-    .action(action((c, account: string, o) => subscriptionAdd(c, account, o)));
+    .action(action((c, account: string, o) => subscriptionAdd(c, account, withHostData(o))));
   subscription
     .command('list')
     .option('--data <dir>', 'the host data folder')
     .description('every subscription')
-    .action(action((c, o) => subscriptionList(c, o)));
+    .action(action((c, o) => subscriptionList(c, withHostData(o))));
   subscription
     .command('remove <id>')
     .option('--data <dir>', 'the host data folder')
     .description('remove a subscription (what it held stays)')
-    .action(action((c, id: string, o) => subscriptionRemove(c, id, o)));
+    .action(action((c, id: string, o) => subscriptionRemove(c, id, withHostData(o))));
 
   serveOptions(
     program.command('carrier').description('run a carrier: a relay keeping every file'),

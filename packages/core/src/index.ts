@@ -18,7 +18,15 @@ export {
 export { DEFAULT_FILE_LIMITS, type FileLimits } from './files/limits.js';
 export type { FilesChange } from './files/node-files.js';
 export type { FileSource, FileSourceProvider } from './files/source.js';
-export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/space-files.js';
+export type {
+  AddFileOptions,
+  FileProgress,
+  FilesSpace,
+  ReadFileOptions,
+} from './files/space-files.js';
+export { accessProofBytes, spaceAccessKey } from './hosting/access-key.js';
+export { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
+export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';
 export { IdSum } from './id-sum.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
@@ -35,6 +43,7 @@ export type { MirrorErrorListener, MirrorInput } from './mirror/space-mirrors.js
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,
+  type HeldSpaceInfo,
   MincaNode,
   type NodeConfig,
   type SpaceInfo,

@@ -14,13 +14,21 @@ export interface Invite {
   owner: string;
   secret: Uint8Array;
   offer: Uint8Array;
+  /**
+   * The owner's `sys.holder` versions, so a joiner who meets only a host knows it may name the
+   * space there (spec 05 §7.2, §7.3). At most {@link MAX_INVITE_HOLDERS}.
+   */
+  holders?: Uint8Array[];
 }
+
+export const MAX_INVITE_HOLDERS = 16;
 
 const PREFIX = 'minca-invite:';
 
 export function encodeInvite(invite: Invite): string {
-  const { space: s, key: k, owner: o, secret: i, offer: v } = invite;
-  return PREFIX + base64urlnopad.encode(encodeCbor({ s, k, o, i, v }));
+  const { space: s, key: k, owner: o, secret: i, offer: v, holders: h } = invite;
+  const fields = h && h.length > 0 ? { s, k, o, i, v, h } : { s, k, o, i, v };
+  return PREFIX + base64urlnopad.encode(encodeCbor(fields));
 }
 
 export function decodeInvite(code: string): Invite {
@@ -32,7 +40,7 @@ export function decodeInvite(code: string): Invite {
   try {
     m = decodeStrict(base64urlnopad.decode(code.slice(PREFIX.length).trim()), {
       maxBytes: 400_000,
-      maxDepth: 1,
+      maxDepth: 2,
     }) as Record<string, unknown>;
   } catch {
     bad();
@@ -45,7 +53,9 @@ export function decodeInvite(code: string): Invite {
     !bytes(m.k, 32) ||
     typeof m.o !== 'string' ||
     !bytes(m.i, 32) ||
-    !bytes(m.v)
+    !bytes(m.v) ||
+    (m.h !== undefined &&
+      (!Array.isArray(m.h) || m.h.length > MAX_INVITE_HOLDERS || !m.h.every((x) => bytes(x))))
   ) {
     bad();
   }
@@ -55,5 +65,6 @@ export function decodeInvite(code: string): Invite {
     owner: m.o as string,
     secret: m.i as Uint8Array,
     offer: m.v as Uint8Array,
+    ...(m.h ? { holders: m.h as Uint8Array[] } : {}),
   };
 }

@@ -12,8 +12,11 @@ import type { FileLimits } from './files/limits.js';
 import { NodeFiles } from './files/node-files.js';
 import type { FileSourceProvider } from './files/source.js';
 import type { AddFileOptions, ReadFileOptions } from './files/space-files.js';
+import { type HeldEntry, HeldSpace } from './hosting/held-space.js';
+import { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
+import type { HoldingPolicy } from './hosting/holding-policy.js';
 import { randomId, SPACE_ID } from './ids.js';
-import { decodeInvite, encodeInvite } from './invite-code.js';
+import { decodeInvite, encodeInvite, MAX_INVITE_HOLDERS } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
 import { mirroredFiles } from './mirror/node-files-view.js';
@@ -27,9 +30,17 @@ import {
 import { isSystemCollection } from './names.js';
 import { Registry } from './registry.js';
 import { randomKey } from './seal.js';
+import { SharingIndex } from './sharing-index.js';
 import { type ListOptions, type MincaRecord, OpenSpace, type SpaceChange } from './space.js';
 import { Store } from './store.js';
-import { Peer, type PeerSpaceStatus, type SyncHost } from './sync/peer.js';
+import {
+  type Admission,
+  Peer,
+  type PeerSpaceStatus,
+  type ProvenSpace,
+  type SyncHost,
+  type SyncSpace,
+} from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
 import { decodeVerifiedVersion, openBody, type Version } from './version.js';
 
@@ -52,6 +63,12 @@ export interface NodeConfig {
   mirrors?: readonly (BlobStore | MirrorConfig)[];
   /** Told of what a mirror could not do: a failed push or pull, a segment skipped. */
   onMirrorError?: MirrorErrorListener;
+  /**
+   * Makes this node a holder (a host or carrier, spec 05 §7.3): it keeps spaces peers offer it
+   * without their key, as the policy allows. Members name a space to it once the owner lets
+   * its DID hold it (`spaces.allowHolder`).
+   */
+  holding?: HoldingPolicy;
 }
 
 /** What `spaces.status` tells of a space. */
@@ -84,6 +101,20 @@ export interface SpaceInfo {
   owner: string;
 }
 
+/** A space this node holds without its key (spec 05 §7.3). */
+export interface HeldSpaceInfo {
+  id: string;
+  /** The space's access DID, which every peer proves the space with. */
+  access: string;
+  /** The peer that first offered it. */
+  offeredBy: string;
+  /** When this node started holding it, ms. */
+  added: number;
+  versions: number;
+  /** Bytes of the versions held. */
+  bytes: number;
+}
+
 /** Store path of a space. */
 export const spaceStorePath = (id: string) => `spaces/${id}`;
 export const REGISTRY_PATH = 'registry';
@@ -98,17 +129,26 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
   const now = config.now ?? Date.now;
   const files = new NodeFiles(now, config.fetchFiles === 'all');
   const mirrors = resolveMirrors(stores.mirrors, config.mirrors);
-  return new MincaNode(stores, registry, key, new HybridClock(config.now), now, files, {
-    mirrors,
-    onError: config.onMirrorError,
-  });
+  return new MincaNode(
+    stores,
+    registry,
+    key,
+    new HybridClock(config.now),
+    now,
+    files,
+    { mirrors, onError: config.onMirrorError },
+    config.holding,
+  );
 }
 
 export class MincaNode {
   readonly #open = new Map<string, Promise<OpenSpace>>();
+  /** Spaces held without their key, open. */
+  readonly #held = new Map<string, Promise<HeldSpace>>();
   readonly #peers = new Set<Peer>();
   readonly #mirrors = new Map<string, SpaceMirrors>();
   readonly #host: SyncHost;
+  readonly #sharing: SharingIndex;
   #closed = false;
 
   /** @internal Use {@link createNode}. */
@@ -123,30 +163,96 @@ export class MincaNode {
       mirrors: readonly ResolvedMirror[];
       onError: MirrorErrorListener | undefined;
     } = { mirrors: [], onError: undefined },
+    private readonly holding?: HoldingPolicy,
   ) {
     // readFile falls back to a space's mirrors after its peers.
     fileKeeper.addSources((id) => this.#mirrors.get(id)?.fileSources() ?? []);
+    this.#sharing = new SharingIndex(registry, async (id) => (await this.#space(id)).sharers());
     this.#host = {
       did: key.did,
       sign: (message) => key.sign(message),
       now: () => this.now(),
-      space: (id) => this.#space(id),
+      space: (id) => this.#syncSpace(id),
       files: fileKeeper,
-      spacesHeld: () => this.registry.spaceIds(),
-      spacesFor: async (did) => {
-        const out: string[] = [];
-        for (const id of await this.registry.spaceIds()) {
-          if (await (await this.#space(id)).roleOf(did)) out.push(id);
+      spacesHeld: async () => [
+        ...(await this.registry.spaceIds()),
+        ...(await this.registry.heldIds()),
+      ],
+      // From the sharing index: a handshake opens only the spaces shared with the peer.
+      spacesFor: (did) => this.#sharing.spacesFor(did),
+      credentials: async (spaces) => {
+        const out: Uint8Array[] = [];
+        for (const id of spaces) {
+          if (!(await this.registry.getSpace(id))) continue; // held without its key: no role
+          for (const v of await (await this.#space(id)).credentials(this.did)) out.push(v.bytes);
         }
         return out;
       },
-      credentials: async (spaces) => {
-        const out: Uint8Array[] = [];
-        for (const id of spaces)
-          for (const v of await (await this.#space(id)).credentials(this.did)) out.push(v.bytes);
-        return out;
+      accessKey: async (id, did) => {
+        if (!(await this.registry.getSpace(id))) return undefined;
+        const space = await this.#space(id);
+        return (await space.holderKind(did)) ? space.accessKey : undefined;
       },
+      ...(holding ? { admit: (did, proven) => this.#admit(did, proven) } : {}),
     };
+  }
+
+  /** A holder takes the spaces a peer proved, as its policy allows (spec 05 §7.3). */
+  async #admit(did: string, proven: readonly ProvenSpace[]): Promise<Admission> {
+    const answer: Admission = { admitted: [], refused: [] };
+    for (const { space: id, access } of proven) {
+      // A space this node has the key of is shared by role, not held.
+      if (await this.registry.getSpace(id)) continue;
+      let entry = await this.registry.getHeld(id);
+      if (!entry) {
+        const reason = await this.holding?.acceptSpace?.({ space: id, peer: did, access });
+        if (reason !== undefined) {
+          answer.refused.push({ space: id, reason: String(reason).slice(0, 400) });
+          continue;
+        }
+        entry = { id, access, offeredBy: did, added: this.now() };
+        await this.registry.putHeld(entry);
+      }
+      if (entry.access !== access) {
+        answer.refused.push({ space: id, reason: 'it is held here under another access key' });
+        continue;
+      }
+      await this.#heldSpace(entry);
+      answer.admitted.push(id);
+    }
+    return answer;
+  }
+
+  /** The space `id` as sync sees it: with its key, or held without it. */
+  async #syncSpace(id: string): Promise<SyncSpace> {
+    const opening = this.#held.get(id);
+    if (opening) return opening;
+    if (!(await this.registry.getSpace(id))) {
+      const held = await this.registry.getHeld(id);
+      if (held) return this.#heldSpace(held);
+    }
+    return this.#space(id);
+  }
+
+  /** Opens a space held without its key. */
+  #heldSpace(entry: HeldEntry): Promise<HeldSpace> {
+    this.#check();
+    let opening = this.#held.get(entry.id);
+    if (!opening) {
+      opening = (async () => {
+        const adapter = await this.stores.open(spaceStorePath(entry.id));
+        const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
+        const space = await HeldSpace.open(entry, store, this.holding ?? {});
+        // What one member brings, the others hear of soon.
+        space.subscribe(() => {
+          for (const peer of this.#peers) peer.helloSoon(entry.id);
+        });
+        return space;
+      })();
+      this.#held.set(entry.id, opening);
+      opening.catch(() => this.#held.delete(entry.id));
+    }
+    return opening;
   }
 
   /**
@@ -191,6 +297,9 @@ export class MincaNode {
         const adapter = await this.stores.open(spaceStorePath(id));
         const store = await Store.open(adapter, { bodyCache: this.stores.bodyCache });
         const space = new OpenSpace(entry, store, this.clock, this.key);
+        space.onSharingChange = () => this.#sharing.dirty(id);
+        // Read again on every open, so an index update lost to a crash heals.
+        this.#sharing.dirty(id);
         // Whatever changed here, peers hear of it soon.
         space.subscribe((change) => {
           const membership = change.collections.some(isSystemCollection);
@@ -237,6 +346,7 @@ export class MincaNode {
         added: this.clock.tick(),
       });
       await this.#space(id);
+      await this.#sharing.update(id);
       return { id, owner: this.did };
     },
     /** Opens a known space; `unknown_space` otherwise. */
@@ -268,10 +378,11 @@ export class MincaNode {
       return (await this.registry.spaceIds()).sort();
     },
     status: async (id: string): Promise<SpaceStatus> => {
-      const space = await this.#space(id);
+      const space = await this.#syncSpace(id);
       return {
         id,
-        owner: space.entry.owner,
+        // A space held without its key has no owner this node could tell.
+        owner: space instanceof OpenSpace ? space.entry.owner : '',
         fingerprint: space.store.fingerprint(),
         versions: space.store.versionCount(),
         collections: space.store.collectionNames(),
@@ -313,12 +424,20 @@ export class MincaNode {
         role,
         secret: inviteKey.exportSecret(),
       });
+      // The holders the owner allows travel with the code: the joiner may meet only a host.
+      const holderIds = [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
+        .flatMap((record) => [...record.versions.keys()])
+        .slice(0, MAX_INVITE_HOLDERS);
+      const holders = (await space.store.getVersions(holderIds)).flatMap((v) =>
+        v && v.author === space.entry.owner ? [v.bytes] : [],
+      );
       return encodeInvite({
         space: id,
         key: space.entry.key,
         owner: space.entry.owner,
         secret: inviteKey.exportSecret(),
         offer: offer.bytes,
+        holders,
       });
     },
     /** This node's invites to space `id` that nobody has used yet. */
@@ -356,7 +475,60 @@ export class MincaNode {
         await this.registry.putSpace({ id, key, owner, added: this.clock.tick() });
       const space = await this.#space(id);
       await space.takeIn(versions);
+      await this.#sharing.update(id);
       return { id, owner: space.entry.owner };
+    },
+    /**
+     * Lets the host or carrier `did` hold space `id` without its key (a `sys.holder` record):
+     * members then name the space to it and prove they hold it (spec 05 §7.3). Owner only.
+     */
+    allowHolder: async (id: string, did: string, kind: HolderKind = 'host'): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did)
+        throw new MincaError('not_authorized', 'only the space owner allows holders');
+      if (kind !== 'host' && kind !== 'carrier')
+        throw new MincaError('invalid_input', 'a holder is a host or a carrier');
+      await space.setHolder(did, kind);
+    },
+    /** No longer lets `did` hold space `id`: members stop naming it there. Owner only. */
+    removeHolder: async (id: string, did: string): Promise<void> => {
+      const space = await this.#space(id);
+      if (space.entry.owner !== this.did)
+        throw new MincaError('not_authorized', 'only the space owner removes holders');
+      await space.setHolder(did, undefined);
+    },
+    /** The spaces this node holds without their key (a host's or carrier's). */
+    held: async (): Promise<HeldSpaceInfo[]> => {
+      this.#check();
+      const out: HeldSpaceInfo[] = [];
+      for (const id of (await this.registry.heldIds()).sort()) {
+        const entry = await this.registry.getHeld(id);
+        if (!entry) continue;
+        const space = await this.#heldSpace(entry);
+        const { access, offeredBy, added } = entry;
+        out.push({
+          id,
+          access,
+          offeredBy,
+          added,
+          versions: space.store.versionCount(),
+          bytes: space.heldBytes,
+        });
+      }
+      return out;
+    },
+    /**
+     * Stops holding space `id` (held without its key): forgets it in the registry and closes it.
+     * Its versions stay in the store; a peer offering it again goes through `acceptSpace` anew.
+     */
+    release: async (id: string): Promise<void> => {
+      this.#check();
+      if (!(await this.registry.getHeld(id)))
+        throw new MincaError('unknown_space', `space ${id} is not held here`);
+      await this.registry.deleteHeld(id);
+      const opening = this.#held.get(id);
+      this.#held.delete(id);
+      await (await opening?.catch(() => undefined))?.store.close();
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
@@ -377,6 +549,20 @@ export class MincaNode {
       offer.collection !== 'sys.invite'
     ) {
       throw new MincaError('invalid_input', 'the invite code does not hold its own offer');
+    }
+    const holders = await Promise.all((invite.holders ?? []).map(decodeVerifiedVersion));
+    if (
+      holders.some(
+        (v) =>
+          v.space !== invite.space ||
+          v.author !== invite.owner ||
+          v.collection !== HOLDER_COLLECTION,
+      )
+    ) {
+      throw new MincaError(
+        'invalid_input',
+        "the invite code holds versions not of its owner's holders",
+      );
     }
     // Checked before anything is kept, so a bad code leaves no trace.
     const inviteKey = SigningKey.fromSecret(invite.secret);
@@ -399,8 +585,9 @@ export class MincaNode {
       });
     }
     const space = await this.#space(invite.space);
-    await space.takeIn([offer]);
+    await space.takeIn([offer, ...holders]);
     await space.accept(inviteKey);
+    await this.#sharing.update(space.id);
     return { id: space.id, owner: space.entry.owner };
   }
 
@@ -556,10 +743,12 @@ export class MincaNode {
   /** Closes every open space and the registry's store (not the store factory, which is yours). */
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.#sharing.idle();
     this.#closed = true;
     for (const peer of [...this.#peers]) peer.close('the node closed');
-    const open = [...this.#open.values()];
+    const open = [...this.#open.values(), ...this.#held.values()];
     this.#open.clear();
+    this.#held.clear();
     for (const opening of open) {
       const space = await opening.catch(() => undefined);
       if (!space) continue;

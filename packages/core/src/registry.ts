@@ -5,6 +5,7 @@
  */
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
+import type { HeldEntry } from './hosting/held-space.js';
 import { SigningKey } from './keys.js';
 import type { Store } from './store.js';
 
@@ -32,6 +33,15 @@ export interface InviteEntry {
 const NODE_KEY = 'key/node';
 const SPACE_PREFIX = 'space/';
 const INVITE_PREFIX = 'invite/';
+/** Spaces held without their key (spec 05 §7.3). */
+const HELD_PREFIX = 'held/';
+/** The sharing index (spec 05 §5.3): who each space is shared with, and the reverse. */
+const SHARERS_PREFIX = 'sharers/';
+const SHARED_PREFIX = 'shared/';
+const SHARING_INDEXED = 'index/sharing';
+const DID_PREFIX = 'did:key:';
+
+const ONE = new Uint8Array([1]);
 
 export class Registry {
   constructor(private readonly store: Store) {}
@@ -101,6 +111,68 @@ export class Registry {
   /** Reads the registry again, after another writer changed it. */
   invalidate(): Promise<void> {
     return this.store.invalidate();
+  }
+
+  async putHeld(held: HeldEntry): Promise<void> {
+    const value = encodeCbor({ h: held.access, o: held.offeredBy, a: held.added });
+    await this.store.commit({ entries: [{ key: HELD_PREFIX + held.id, value }] });
+  }
+
+  async getHeld(id: string): Promise<HeldEntry | undefined> {
+    const bytes = await this.store.get(HELD_PREFIX + id);
+    if (!bytes) return undefined;
+    const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+    if (typeof m?.h !== 'string' || typeof m.o !== 'string' || typeof m.a !== 'number')
+      throw new MincaError('corrupt', `the registry entry of held space ${id} is damaged`);
+    return { id, access: m.h, offeredBy: m.o, added: m.a };
+  }
+
+  async deleteHeld(id: string): Promise<void> {
+    await this.store.commit({ entries: [{ key: HELD_PREFIX + id, value: undefined }] });
+  }
+
+  /** Ids of the spaces held without their key. */
+  async heldIds(): Promise<string[]> {
+    return (await this.store.list(HELD_PREFIX)).map((k) => k.slice(HELD_PREFIX.length));
+  }
+
+  /** The DIDs space `id` is shared with, as last indexed; `undefined` when never indexed. */
+  async sharers(id: string): Promise<string[] | undefined> {
+    const bytes = await this.store.get(SHARERS_PREFIX + id);
+    if (!bytes) return undefined;
+    const dids = decodeStrict(bytes, { maxBytes: 4 * 1024 * 1024, maxDepth: 1 });
+    if (!Array.isArray(dids) || !dids.every((d) => typeof d === 'string'))
+      throw new MincaError('corrupt', `the sharing index of space ${id} is damaged`);
+    return dids as string[];
+  }
+
+  /** Records who space `id` is shared with now, in one write with the reverse entries. */
+  async setSharers(id: string, before: readonly string[], after: readonly string[]): Promise<void> {
+    const now = new Set(after);
+    const was = new Set(before);
+    const key = (did: string) => `${SHARED_PREFIX}${did.slice(DID_PREFIX.length)}/${id}`;
+    await this.store.commit({
+      entries: [
+        { key: SHARERS_PREFIX + id, value: encodeCbor([...now].sort()) },
+        ...[...was].filter((d) => !now.has(d)).map((d) => ({ key: key(d), value: undefined })),
+        ...[...now].filter((d) => !was.has(d)).map((d) => ({ key: key(d), value: ONE })),
+      ],
+    });
+  }
+
+  /** The spaces the sharing index says are shared with `did`. */
+  async sharedWith(did: string): Promise<string[]> {
+    const prefix = `${SHARED_PREFIX}${did.slice(DID_PREFIX.length)}/`;
+    return (await this.store.list(prefix)).map((k) => k.slice(prefix.length));
+  }
+
+  /** Whether every space was indexed once (older registries are, on first use). */
+  async sharingIndexed(): Promise<boolean> {
+    return (await this.store.get(SHARING_INDEXED)) !== undefined;
+  }
+
+  async markSharingIndexed(): Promise<void> {
+    await this.store.commit({ entries: [{ key: SHARING_INDEXED, value: ONE }] });
   }
 
   /** Ids of every space in the registry. */

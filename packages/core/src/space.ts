@@ -6,6 +6,8 @@ import type { BodyValue } from './body.js';
 import type { HybridClock } from './clock.js';
 import { MincaError } from './errors.js';
 import { fileIdsIn } from './file-ref.js';
+import { spaceAccessKey } from './hosting/access-key.js';
+import { HOLDER_COLLECTION, type HolderKind, readHolders } from './hosting/holders.js';
 import { RECORD_ID, randomId } from './ids.js';
 import type { SigningKey } from './keys.js';
 import {
@@ -56,6 +58,11 @@ export class OpenSpace {
   readonly #listeners = new Set<(change: SpaceChange) => void>();
   /** Members granted by the owner, by DID; recomputed after `sys.member` changes. */
   #members: Map<string, Role> | undefined;
+  /** Hosts and carriers the owner lets hold the space; recomputed after `sys.*` changes. */
+  #holders: Map<string, HolderKind> | undefined;
+  #accessKey: SigningKey | undefined;
+  /** Called as soon as a change to `sys.*` is stored: who the space is shared with may differ. */
+  onSharingChange: (() => void) | undefined;
 
   constructor(
     readonly entry: SpaceEntry,
@@ -76,6 +83,41 @@ export class OpenSpace {
   async roleOf(did: string): Promise<Role | undefined> {
     this.#members ??= await readMembers(this.#facts);
     return this.#members.get(did);
+  }
+
+  /** Whether the owner lets `did` hold this space without its key, and as what (spec 05 §7.3). */
+  async holderKind(did: string): Promise<HolderKind | undefined> {
+    this.#holders ??= await readHolders(this.#facts);
+    return this.#holders.get(did);
+  }
+
+  /** Every DID the space is shared with: its members, and the holders the owner allows. */
+  async sharers(): Promise<string[]> {
+    this.#members ??= await readMembers(this.#facts);
+    this.#holders ??= await readHolders(this.#facts);
+    return [...new Set([...this.#members.keys(), ...this.#holders.keys()])].sort();
+  }
+
+  /** The key members prove the space with to holders (spec 05 §7.3), derived from the space key. */
+  get accessKey(): SigningKey {
+    this.#accessKey ??= spaceAccessKey(this.id, this.entry.key);
+    return this.#accessKey;
+  }
+
+  /** Lets `did` hold the space as a host or carrier, or (`undefined`) no longer. Owner only. */
+  async setHolder(did: string, kind: HolderKind | undefined): Promise<void> {
+    if (!did.startsWith('did:key:')) throw new MincaError('invalid_input', 'a holder is a did:key');
+    await this.#write(HOLDER_COLLECTION, didRecordId(did), kind === undefined ? null : { kind });
+  }
+
+  /** Whether `version`'s sealed body opens under the space key. */
+  opens(version: Version): boolean {
+    try {
+      openBody(version, this.entry.key);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get #facts(): SpaceFacts {
@@ -270,7 +312,11 @@ export class OpenSpace {
     const fresh = await this.store.commit({ versions });
     if (fresh.length === 0) return fresh;
     const collections = [...new Set(fresh.map((v) => v.collection))].sort();
-    if (collections.some(isSystemCollection)) this.#members = undefined;
+    if (collections.some(isSystemCollection)) {
+      this.#members = undefined;
+      this.#holders = undefined;
+      this.onSharingChange?.();
+    }
     const change = { space: this.id, collections };
     // Told after the write, each on its own: a listener that throws can't undo or block it.
     for (const listener of this.#listeners) void Promise.resolve(change).then(listener);

@@ -45,6 +45,7 @@ export async function serve(
   const data = dataDir(context, options.data, kind);
   const mirror = s3Mirror(settings, kind, options);
   const host = await openHostNode(data, {
+    holding: kind === 'host' ? 'subscriptions' : 'all',
     ...(mirror ? { mirror } : {}),
     // Never the signed URL or a key: the error's own message, which the blob store keeps clean.
     onMirrorError: (error) => context.out.note(`mirror: ${(error as Error).message ?? error}`),
@@ -183,5 +184,29 @@ export async function subscriptionRemove(
   } finally {
     await stores.close?.();
     db.close();
+  }
+}
+
+/** `minca host status`: the spaces a host holds, for which account, and what they take. */
+export async function hostStatus(context: Context, options: { data?: string }): Promise<void> {
+  const host = await openHostNode(dataDir(context, options.data, 'host'), { holding: 'all' });
+  try {
+    const held = (await host.node.spaces.held()).map((s) => ({
+      id: s.id,
+      account: s.offeredBy,
+      versions: s.versions,
+      bytes: s.bytes,
+      added: s.added,
+    }));
+    context.out.result(held, () =>
+      held.length === 0
+        ? 'holds no space yet'
+        : table(
+            ['space', 'account', 'versions', 'bytes'],
+            held.map((s) => [s.id, s.account, s.versions, formatBytes(s.bytes)]),
+          ),
+    );
+  } finally {
+    await host.close();
   }
 }

@@ -2,7 +2,9 @@
 import type { Role } from '@minca/core';
 import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
+import { linkTo } from '../links.js';
 import { table } from '../output.js';
+import { timeoutOf } from './sync.js';
 
 const WRITES = { writes: true };
 
@@ -89,4 +91,48 @@ export async function spaceStatus(context: Context, space: string): Promise<void
       .slice(1)
       .join('\n'),
   );
+}
+
+/**
+ * Lets a host or carrier hold the space without its key. `holder` is its DID, or its URL,
+ * which is asked for its DID.
+ */
+export async function spaceAllow(
+  context: Context,
+  space: string,
+  holder: string,
+  options: { carrier?: boolean; timeout?: string },
+): Promise<void> {
+  const kind = options.carrier ? 'carrier' : 'host';
+  const result = await withNode(
+    context,
+    async ({ node }) => {
+      let did = holder;
+      if (/^wss?:\/\//.test(holder)) {
+        const link = linkTo(node, holder);
+        try {
+          const deadline = Date.now() + timeoutOf(context, options.timeout);
+          while (!link.peer()?.did) {
+            if (Date.now() > deadline) {
+              throw new CliError(
+                EXIT.unavailable,
+                `could not reach ${holder} (${link.lastError() ?? 'no answer'}): check the URL, or give the holder's DID`,
+              );
+            }
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          did = link.peer()!.did!;
+        } finally {
+          link.close();
+        }
+      } else if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(holder)) {
+        throw new CliError(EXIT.usage, `${holder} is neither a DID (did:key:z…) nor a ws:// URL`);
+      }
+      await node.spaces.allowHolder(space, did, kind);
+      return { space, holder: did, kind };
+    },
+    WRITES,
+  );
+  if (!context.out.json) context.out.note(`Now sync with it: \`minca sync <its url>\`.`);
+  context.out.result(result, () => `${result.kind} ${result.holder} may hold ${space}`);
 }

@@ -20,8 +20,14 @@ export function timeoutOf(context: Context, flag: string | undefined): number {
 
 export function stateTable(states: SyncState[]): string {
   return table(
-    ['space', 'peer', 'synced', 'level'],
-    states.map((s) => [s.space, s.url, s.synced ? 'yes' : 'no', s.level ? 'yes' : 'no']),
+    ['space', 'peer', 'synced', 'level', 'refused'],
+    states.map((s) => [
+      s.space,
+      s.url,
+      s.synced ? 'yes' : 'no',
+      s.level ? 'yes' : 'no',
+      s.refused ?? '-',
+    ]),
   );
 }
 

@@ -9,6 +9,7 @@ import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../account.js';
 import { CliError, EXIT } from '../cli-error.js';
+import { SubscriptionPolicy } from './subscription-policy.js';
 import { HOST_STORE_PATH, Subscriptions } from './subscriptions.js';
 
 export interface HostNode {
@@ -57,19 +58,28 @@ export async function openHostStores(
 /** Opens a host's node over its data folder. */
 export async function openHostNode(
   dataDir: string,
-  options: { mirror?: BlobStore; onMirrorError?: (error: unknown) => void } = {},
+  options: {
+    /** `subscriptions`: a host (spec 06); `all`: a carrier, holding every space allowed it. */
+    holding: 'subscriptions' | 'all';
+    mirror?: BlobStore;
+    onMirrorError?: (error: unknown) => void;
+  },
 ): Promise<HostNode> {
   const data = resolve(dataDir);
   const { db, stores, subscriptions } = await openHostStores(data);
   const key = await hostKey(data);
   // A host or carrier fetches and keeps every file its spaces name, and mirrors to its bucket.
+  const policy =
+    options.holding === 'subscriptions' ? new SubscriptionPolicy(subscriptions) : undefined;
   const node = await createNode({
     stores,
     key,
+    holding: policy ?? {},
     fetchFiles: 'all',
     ...(options.mirror ? { mirrors: [options.mirror] } : {}),
     ...(options.onMirrorError ? { onMirrorError: options.onMirrorError } : {}),
   });
+  await policy?.load(node);
   return {
     data,
     node,

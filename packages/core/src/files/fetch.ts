@@ -19,6 +19,8 @@ export interface FetchOptions {
   onChunks?: () => void;
   /** Asked once the list is known: false stops before any chunk (it's too big to fetch ahead). */
   proceed?: (list: ChunkList) => boolean;
+  /** Told of each source as it is asked. */
+  onSource?: (source: FileSource) => void;
   /** Told of each source moved past for sending what doesn't check out, and why. */
   onRefused?: (source: FileSource, why: string) => void;
 }
@@ -65,6 +67,7 @@ export async function fetchFile(
   for (const source of sources) {
     if (files.isWhole(id)) break;
     checkAborted(signal);
+    options.onSource?.(source);
     try {
       let list = files.get(id)?.list;
       if (!list) {

@@ -4,11 +4,10 @@
  * given, the limits, and the hooks the sync peer calls.
  */
 import { MincaError } from '../errors.js';
-import type { OpenSpace } from '../space.js';
 import type { FileAnswer, FileAsk, Peer, PeerFileHooks } from '../sync/peer.js';
 import { checkLimits, DEFAULT_FILE_LIMITS, type FileLimits, LIMITS_APPLY_MS } from './limits.js';
 import { type FileSource, type FileSourceProvider, PeerFileSource } from './source.js';
-import { SpaceFiles } from './space-files.js';
+import { type FilesSpace, SpaceFiles } from './space-files.js';
 
 /** What changed in a space's files: told to `files.subscribe` listeners. */
 export interface FilesChange {
@@ -16,7 +15,7 @@ export interface FilesChange {
 }
 
 export class NodeFiles implements PeerFileHooks {
-  readonly #spaces = new Map<string, { space: OpenSpace; files: Promise<SpaceFiles> }>();
+  readonly #spaces = new Map<string, { space: FilesSpace; files: Promise<SpaceFiles> }>();
   /** Per space, its peers as sources, in the order they joined it. */
   readonly #peers = new Map<string, PeerFileSource[]>();
   readonly #providers: FileSourceProvider[] = [];
@@ -29,7 +28,7 @@ export class NodeFiles implements PeerFileHooks {
   ) {}
 
   /** Starts keeping the files of a space just opened. */
-  opened(space: OpenSpace): Promise<SpaceFiles> {
+  opened(space: FilesSpace): Promise<SpaceFiles> {
     const files = SpaceFiles.open(space, {
       now: this.now,
       limits: () => this.#limits,
@@ -57,7 +56,7 @@ export class NodeFiles implements PeerFileHooks {
   }
 
   /** The files of open space `space` (opened through the node first). */
-  async of(space: OpenSpace): Promise<SpaceFiles> {
+  async of(space: FilesSpace): Promise<SpaceFiles> {
     const entry = this.#spaces.get(space.id);
     if (entry && entry.space === space) return entry.files;
     return this.opened(space);
@@ -127,11 +126,11 @@ export class NodeFiles implements PeerFileHooks {
     }
   }
 
-  async serve(space: string, ask: FileAsk): Promise<FileAnswer> {
+  async serve(space: string, ask: FileAsk, from: Peer): Promise<FileAnswer> {
     const entry = this.#spaces.get(space);
     if (!entry) return { chunks: ask.chunks.map(() => null) };
     try {
-      return await (await entry.files).serve(ask);
+      return await (await entry.files).serve(ask, from);
     } catch (error) {
       // A space closing under a request answers "not here"; the peer asks elsewhere.
       if (error instanceof MincaError) return { chunks: ask.chunks.map(() => null) };

@@ -5,8 +5,8 @@
 import { MincaError } from '../errors.js';
 import { type FileRef, isFileRef } from '../file-ref.js';
 import { randomKey } from '../seal.js';
-import type { OpenSpace } from '../space.js';
-import type { FileAnswer, FileAsk } from '../sync/peer.js';
+import type { Store } from '../store.js';
+import type { FileAnswer, FileAsk, Peer } from '../sync/peer.js';
 import { clearTimer, setTimer } from '../timers.js';
 import { type AbortSignalLike, checkAborted } from './abort.js';
 import {
@@ -18,7 +18,7 @@ import {
   sealedSize,
   sealFile,
 } from './chunks.js';
-import { fetchFile } from './fetch.js';
+import { type FetchOptions, type FetchResult, fetchFile } from './fetch.js';
 import { FileStore, type HeldFile } from './file-store.js';
 import {
   FILES_AFTER_CHANGE_MS,
@@ -28,7 +28,7 @@ import {
   READ_RETRY_MS,
   UNNAMED_OWN_MS,
 } from './limits.js';
-import type { FileSource } from './source.js';
+import { type FileSource, PeerFileSource } from './source.js';
 
 /** How far a file operation has got, in plaintext bytes. */
 export interface FileProgress {
@@ -48,6 +48,21 @@ export interface ReadFileOptions {
   signal?: AbortSignalLike;
 }
 
+/**
+ * The space whose files these are: an open space, or a space a host holds without its key.
+ * `OpenSpace` is one.
+ */
+export interface FilesSpace {
+  readonly id: string;
+  readonly store: Store;
+  subscribe(listener: (change: { space: string; collections: string[] }) => void): () => void;
+  /**
+   * Whether `author` may write now, so its records stand. Without it (a holder, which can't
+   * read membership) every live head counts: what it took in was checked when it came.
+   */
+  mayWrite?(author: string): Promise<boolean>;
+}
+
 /** What a space's files need of the node. */
 export interface SpaceFilesContext {
   now(): number;
@@ -63,6 +78,8 @@ export interface SpaceFilesContext {
 /** Chunks written per store commit when adding a file: progress and abort checks between. */
 const CHUNKS_PER_WRITE = 16;
 const MAX_LABEL = 1_000;
+/** How long a request waits for a fetch of the same file under way here: within the asker's timeout. */
+const SERVE_WAIT_MS = 10_000;
 
 export class SpaceFiles {
   #passTimer: unknown;
@@ -74,17 +91,19 @@ export class SpaceFiles {
   readonly #nobodyHad = new Map<string, number>();
   /** Files being read or fetched: never dropped meanwhile. */
   readonly #pinned = new Map<string, number>();
+  /** The source each fetch under way is asking now. */
+  readonly #askingNow = new Map<string, FileSource>();
   /** One fetch per file at a time. */
   readonly #busy = new Map<string, Promise<unknown>>();
   readonly #waiters = new Set<{ wake: () => void; fail: (e: unknown) => void }>();
 
   private constructor(
-    readonly space: OpenSpace,
+    readonly space: FilesSpace,
     readonly files: FileStore,
     private readonly context: SpaceFilesContext,
   ) {}
 
-  static async open(space: OpenSpace, context: SpaceFilesContext): Promise<SpaceFiles> {
+  static async open(space: FilesSpace, context: SpaceFilesContext): Promise<SpaceFiles> {
     const files = new SpaceFiles(space, await FileStore.open(space.store), context);
     files.#schedule(FILES_AFTER_CHANGE_MS);
     return files;
@@ -114,6 +133,10 @@ export class SpaceFiles {
   /** New limits: applied now (dropping past `keep`, fetching what now fits `ahead`). */
   limitsChanged(delayMs: number): void {
     this.#schedule(delayMs);
+    // Past keep, files go at once, even while a pass is busy fetching ahead.
+    setTimer(() => {
+      if (!this.#closed) void this.#keepWithinLimit().catch(() => undefined);
+    }, delayMs);
   }
 
   close(): void {
@@ -196,7 +219,7 @@ export class SpaceFiles {
           throw wrongFile(id, 'its size is not the one named');
         if (!this.files.isWhole(id)) {
           await this.#exclusive(id, () =>
-            fetchFile(this.files, id, this.context.sources(), {
+            this.#fetch(id, this.context.sources(), {
               ...(signal ? { signal } : {}),
               onChunks: progress,
               proceed: (list) => list.size === ref.size,
@@ -283,7 +306,23 @@ export class SpaceFiles {
   // ——— serving ———
 
   /** Answers a peer's request: the list if asked and held, and each chunk held. */
-  async serve(ask: FileAsk): Promise<FileAnswer> {
+  async serve(ask: FileAsk, from?: Peer): Promise<FileAnswer> {
+    // Being fetched here right now (a relay, a host): answer once that fetch is done, so the
+    // asker doesn't conclude nobody has it and wait 10 minutes. Not when the fetch is asking
+    // the asker itself: two peers would wait on each other.
+    const busy = this.#busy.get(ask.id);
+    const asking = this.#askingNow.get(ask.id);
+    const mutual = asking instanceof PeerFileSource && asking.peer === from;
+    if (busy && !mutual && !this.files.isWhole(ask.id)) {
+      let timer: unknown;
+      await Promise.race([
+        busy,
+        new Promise<void>((r) => {
+          timer = setTimer(r, SERVE_WAIT_MS);
+        }),
+      ]);
+      clearTimer(timer);
+    }
     const file = this.files.get(ask.id);
     const chunks: Array<Uint8Array | null> = [];
     for (const n of ask.chunks) chunks.push((await this.files.chunk(ask.id, n)) ?? null);
@@ -297,14 +336,15 @@ export class SpaceFiles {
     if (this.#named) return this.#named;
     const store = this.space.store;
     const named = new Set<string>();
+    const mayWrite = async (author: string) => (await this.space.mayWrite?.(author)) ?? true;
     for (const name of store.collectionNames()) {
       for (const record of store.collection(name)!.records.values()) {
         const winner = record.winner();
-        if (!winner || winner.deleted || !(await this.space.mayWrite(winner.author))) continue;
+        if (!winner || winner.deleted || !(await mayWrite(winner.author))) continue;
         for (const head of record.heads) {
           const meta = record.versions.get(head)!;
           if (meta.deleted || meta.files.length === 0) continue;
-          if (head !== winner.id && !(await this.space.mayWrite(meta.author))) continue;
+          if (head !== winner.id && !(await mayWrite(meta.author))) continue;
           for (const f of meta.files) named.add(f);
         }
       }
@@ -411,7 +451,7 @@ export class SpaceFiles {
     this.#pin(id);
     try {
       const result = await this.#exclusive(id, () =>
-        fetchFile(this.files, id, sources, { proceed: (list) => this.#fits(id, list.size) }),
+        this.#fetch(id, sources, { proceed: (list) => this.#fits(id, list.size) }),
       );
       if (result === 'whole') {
         await this.files.setUsed(id, this.context.now());
@@ -458,6 +498,17 @@ export class SpaceFiles {
     const n = (this.#pinned.get(id) ?? 1) - 1;
     if (n <= 0) this.#pinned.delete(id);
     else this.#pinned.set(id, n);
+  }
+
+  async #fetch(id: string, sources: FileSource[], options: FetchOptions): Promise<FetchResult> {
+    try {
+      return await fetchFile(this.files, id, sources, {
+        ...options,
+        onSource: (source) => this.#askingNow.set(id, source),
+      });
+    } finally {
+      this.#askingNow.delete(id);
+    }
   }
 
   /** Runs `work` once every earlier fetch of the same file has ended. */

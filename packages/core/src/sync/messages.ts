@@ -14,6 +14,8 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
 /** Negentropy's own frame limit inside a `neg` message. */
 export const NEGENTROPY_FRAME_LIMIT = 512 * 1024;
+/** Versions one `vers` message may carry. */
+export const MAX_VERSIONS_PER_MESSAGE = 4096;
 /** Spaces one connection may name. */
 export const MAX_SPACES = 10_000;
 
@@ -25,8 +27,9 @@ export type Message =
   /**
    * Sent once the peer proved its DID, and again when more become shared: the spaces I will
    * sync with it, and the versions giving me my role there, so a peer that doesn't know me yet can.
+   * `p`: to a holder (spec 05 §7.3), [space, access DID, access proof] for the spaces it may hold.
    */
-  | { t: 'spaces'; s: string[]; a?: Uint8Array[] }
+  | { t: 'spaces'; s: string[]; a?: Uint8Array[]; p?: Array<[string, string, Uint8Array]> }
   /** Where I am in a space: its fingerprint, and each collection's version count. */
   | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]> }
   /** One Negentropy message of a reconciliation of one collection. */
@@ -99,7 +102,7 @@ export function decodeMessage(frame: Uint8Array): Message {
       exactKeys(m, ['t', 'g']);
       return { t: 'auth', g: bytes(m.g, 64, 'signature', 64) };
     case 'spaces':
-      exactKeys(m, ['t', 's'], ['a']);
+      exactKeys(m, ['t', 's'], ['a', 'p']);
       return {
         t: 'spaces',
         s: list(m.s, MAX_SPACES, 'spaces').map(space),
@@ -109,6 +112,18 @@ export function decodeMessage(frame: Uint8Array): Message {
               a: list(m.a, 256, 'credentials').map((v) =>
                 bytes(v, MAX_VERSION_BYTES, 'credential'),
               ),
+            }),
+        ...(m.p === undefined
+          ? {}
+          : {
+              p: list(m.p, MAX_SPACES, 'access proofs').map((e) => {
+                const [s, did, proof] = list(e, 3, 'access proof');
+                return [space(s), text(did, 64, 'access DID'), bytes(proof, 64, 'proof', 64)] as [
+                  string,
+                  string,
+                  Uint8Array,
+                ];
+              }),
             }),
       };
     case 'hello':
@@ -146,7 +161,9 @@ export function decodeMessage(frame: Uint8Array): Message {
         t: 'vers',
         s: space(m.s),
         ...(m.q === undefined ? {} : { q: uint(m.q, 'q') }),
-        v: list(m.v, 4096, 'versions').map((v) => bytes(v, MAX_VERSION_BYTES, 'version')),
+        v: list(m.v, MAX_VERSIONS_PER_MESSAGE, 'versions').map((v) =>
+          bytes(v, MAX_VERSION_BYTES, 'version'),
+        ),
       };
     case 'refuse':
       exactKeys(m, ['t', 's', 'i', 'w']);

@@ -7,23 +7,18 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { fromHex, toHex } from '../bytes.js';
 import { encodeCbor } from '../encoding.js';
 import { isMincaError, MincaError } from '../errors.js';
-import { verifySignature } from '../keys.js';
+import { accessProofBytes } from '../hosting/access-key.js';
+import { type SigningKey, verifySignature } from '../keys.js';
 import { isSystemCollection } from '../names.js';
 import { Negentropy, NegentropyStorage } from '../negentropy/index.js';
-import type { OpenSpace } from '../space.js';
 import type { Store } from '../store.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
-import {
-  decodeVerifiedVersion,
-  decodeVersion,
-  openBody,
-  type Version,
-  verifyVersion,
-} from '../version.js';
+import { decodeVerifiedVersion, decodeVersion, type Version, verifyVersion } from '../version.js';
 import {
   decodeMessage,
   encodeMessage,
   MAX_FRAME_BYTES,
+  MAX_VERSIONS_PER_MESSAGE,
   type Message,
   NEGENTROPY_FRAME_LIMIT,
   PROTOCOL_VERSION,
@@ -40,6 +35,38 @@ import {
 } from './pacing.js';
 import type { Transport } from './transport.js';
 
+/**
+ * A space as sync sees it: an open space with its key, or one held without it (a host's or
+ * carrier's, spec 05 §7.3), which can't open bodies or judge roles.
+ */
+export interface SyncSpace {
+  readonly id: string;
+  readonly store: Store;
+  /** Whether a version's sealed body opens under the space key (true where there is no key). */
+  opens(version: Version): boolean;
+  /** Whether a verified version from outside may be kept. */
+  mayTakeIn(version: Version): Promise<boolean>;
+  /** Stores verified versions; returns those that were new. */
+  takeIn(versions: readonly Version[]): Promise<Version[]>;
+  /** Whether `version` is one of the credentials `did` may show here (spec 05 §8). */
+  isCredentialOf(version: Version, did: string): boolean;
+  /** A reason to refuse these versions from `peer` (a holder over its limits), or nothing. */
+  refusal?(peer: string, versions: readonly Version[]): Promise<string | undefined>;
+}
+
+/** A space a peer names with its access proof (spec 05 §7.3), once the proof verified. */
+export interface ProvenSpace {
+  space: string;
+  /** The access DID the proof verified under. */
+  access: string;
+}
+
+/** What a holder answers to proven spaces: those it holds for this peer, and why not the rest. */
+export interface Admission {
+  admitted: string[];
+  refused: Array<{ space: string; reason: string }>;
+}
+
 /** What a peer connection needs of its node. */
 export interface SyncHost {
   readonly did: string;
@@ -50,10 +77,17 @@ export interface SyncHost {
   credentials(spaces: readonly string[]): Promise<Uint8Array[]>;
   /** Every space this node holds. */
   spacesHeld(): Promise<string[]>;
-  space(id: string): Promise<OpenSpace>;
+  space(id: string): Promise<SyncSpace>;
   now(): number;
   /** Files: told when a space becomes shared with a peer, and answers its requests (§16.6). */
   files?: PeerFileHooks;
+  /**
+   * The space's access key, when `did` may hold `space` without its key (a host or carrier the
+   * owner allows): this node proves the space to it with the key (spec 05 §7.3).
+   */
+  accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
+  /** A holder: which spaces `did` proved it holds this node keeps for it (spec 05 §7.3). */
+  admit?(did: string, proven: readonly ProvenSpace[]): Promise<Admission>;
 }
 
 /** A request for parts of a file, and its answer (the `fwant` and `fdata` messages). */
@@ -70,7 +104,7 @@ export interface FileAnswer {
 
 export interface PeerFileHooks {
   linked(peer: Peer, space: string): void;
-  serve(space: string, ask: FileAsk): Promise<FileAnswer>;
+  serve(space: string, ask: FileAsk, from: Peer): Promise<FileAnswer>;
 }
 
 /** How this node stands with one peer in one space. */
@@ -80,6 +114,8 @@ export interface PeerSpaceStatus {
   synced: boolean;
   /** Both hold exactly the same versions: the fingerprints are equal. */
   level: boolean;
+  /** Why the peer last refused a version of ours (a holder over its limits), if it did. */
+  refused?: string;
 }
 
 interface Session {
@@ -123,12 +159,14 @@ class Link {
   readonly inFlight = new Map<number, Want>();
   /** Versions we refused from this peer, and it refused from us: not moved again. */
   readonly refused = new BoundedSet(MAX_REFUSALS);
+  /** The peer's last reason for refusing a version of ours, such as a host over its limits. */
+  refusedWhy: string | undefined;
   reconciled = false;
   /** The space's own records (`sys.*`) are level with the peer's in the current session. */
   systemDone = false;
   /** Versions whose author may not write by what we hold yet: the grant may be on its way. */
   readonly waiting = new Map<string, Version>();
-  constructor(readonly space: OpenSpace) {}
+  constructor(readonly space: SyncSpace) {}
 }
 
 const HANDSHAKE_CONTEXT = 'minca/handshake/v1';
@@ -138,6 +176,8 @@ const MAX_CREDENTIALS = 256;
 const MAX_ANSWERED = 4 * MAX_ROUNDS;
 /** Spaces a peer named that we remember, to link once we hold them. */
 const MAX_PEER_OFFERED = 10_000;
+/** File requests from one peer waiting to be answered; past this the connection ends. */
+const MAX_FILE_REQUESTS_QUEUED = 16;
 
 export class Peer {
   /** The peer's DID, once proven. */
@@ -150,6 +190,8 @@ export class Peer {
   readonly #offered = new Map<string, number>();
   /** Spaces the peer named to us, linked or not: one we couldn't share yet may be later. */
   readonly #peerOffered = new Set<string>();
+  /** Spaces the peer proved it holds and this node, a holder, keeps for it. */
+  readonly #admitted = new Set<string>();
   #nextWant = 0;
   #heartbeat: unknown;
   #helloTimer: unknown;
@@ -163,6 +205,8 @@ export class Peer {
     { resolve: (a: FileAnswer) => void; reject: (e: unknown) => void }
   >();
   #nextFileAsk = 0;
+  #serving: Promise<void> = Promise.resolve();
+  #fileServes = 0;
   /** Why the connection ended, once it has. */
   endReason: string | undefined;
   onEnd: ((reason: string) => void) | undefined;
@@ -187,7 +231,13 @@ export class Peer {
       link.peerPrint !== undefined && toHex(link.peerPrint) === link.space.store.fingerprint();
     const outstanding =
       link.wanted.length > 0 || link.inFlight.size > 0 || link.session !== undefined;
-    return { did: this.did, synced: (link.reconciled && !outstanding) || level, level };
+    const synced = (link.reconciled && !outstanding) || level;
+    return {
+      did: this.did,
+      synced,
+      level,
+      ...(link.refusedWhy ? { refused: link.refusedWhy } : {}),
+    };
   }
 
   /** Space ids shared with this peer. */
@@ -257,7 +307,7 @@ export class Peer {
     if (m.t === 'hi') return this.#onHi(m);
     if (m.t === 'auth') return this.#onAuth(m);
     if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
-    if (m.t === 'spaces') return this.#onSpaces(m.s, m.a ?? []);
+    if (m.t === 'spaces') return this.#onSpaces(m.s, m.a ?? [], m.p ?? []);
     const link = this.#links.get(m.s);
     if (!link) return; // A space we don't share with this peer: not ours to answer.
     switch (m.t) {
@@ -271,10 +321,35 @@ export class Peer {
         return this.#onVersions(link, m.v, m.q);
       case 'refuse':
         link.refused.add(toHex(m.i));
+        if (m.w) link.refusedWhy = m.w.slice(0, 500);
         return;
-      case 'fwant': {
-        const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
-        const answer = (await this.host.files?.serve(m.s, ask)) ?? {
+      case 'fwant':
+        return this.#queueFileServe(m);
+      case 'fdata': {
+        // An answer after its asker gave up on it is dropped.
+        const ask = this.#fileAsks.get(m.q);
+        this.#fileAsks.delete(m.q);
+        ask?.resolve({ ...(m.l ? { list: m.l } : {}), chunks: m.c });
+        return;
+      }
+    }
+  }
+
+  /**
+   * File requests are answered in order on their own queue, so one that waits for a file this
+   * node is fetching doesn't hold up sync. A peer may have a few queued, no more.
+   */
+  #queueFileServe(m: Extract<Message, { t: 'fwant' }>): void {
+    if (this.#fileServes >= MAX_FILE_REQUESTS_QUEUED)
+      throw new MincaError(
+        'protocol',
+        `more than ${MAX_FILE_REQUESTS_QUEUED} file requests at once`,
+      );
+    this.#fileServes++;
+    const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
+    this.#serving = this.#serving
+      .then(async () => {
+        const answer = (await this.host.files?.serve(m.s, ask, this)) ?? {
           chunks: m.n.map(() => null),
         };
         this.#send({
@@ -284,16 +359,11 @@ export class Peer {
           ...(answer.list ? { l: answer.list } : {}),
           c: answer.chunks,
         });
-        return;
-      }
-      case 'fdata': {
-        // An answer after its asker gave up on it is dropped.
-        const ask = this.#fileAsks.get(m.q);
-        this.#fileAsks.delete(m.q);
-        ask?.resolve({ ...(m.l ? { list: m.l } : {}), chunks: m.c });
-        return;
-      }
-    }
+      })
+      .catch((error) => this.close(isMincaError(error) ? error.message : String(error)))
+      .finally(() => {
+        this.#fileServes--;
+      });
   }
 
   /**
@@ -362,7 +432,7 @@ export class Peer {
     // since the peer may have refused it for want of them.
     const spaces: string[] = [];
     const credentials: Uint8Array[] = [];
-    for (const id of await this.host.spacesFor(this.did!)) {
+    for (const id of new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted])) {
       const mine = await this.host.credentials([id]);
       const sent = this.#offered.get(id);
       if (sent !== undefined && mine.length <= sent) continue;
@@ -372,7 +442,49 @@ export class Peer {
     }
     if (spaces.length === 0 && this.#offered.size > 0) return;
     const a = credentials.slice(0, MAX_CREDENTIALS);
-    this.#send({ t: 'spaces', s: spaces, ...(a.length > 0 ? { a } : {}) });
+    const proofs = await this.#accessProofs(spaces);
+    this.#send({
+      t: 'spaces',
+      s: spaces,
+      ...(a.length > 0 ? { a } : {}),
+      ...(proofs.length > 0 ? { p: proofs } : {}),
+    });
+  }
+
+  /** Proofs, for a peer that holds spaces without their key, that this node has them. */
+  async #accessProofs(spaces: readonly string[]): Promise<Array<[string, string, Uint8Array]>> {
+    const { claimed, did } = { claimed: this.#claimed!, did: this.did! };
+    const out: Array<[string, string, Uint8Array]> = [];
+    for (const space of spaces) {
+      const key = await this.host.accessKey?.(space, did);
+      if (!key) continue;
+      const bytes = accessProofBytes(space, this.host.did, did, claimed.nonce, this.#nonce);
+      out.push([space, key.did, key.sign(bytes)]);
+    }
+    return out;
+  }
+
+  /** A holder takes the spaces the peer proved it holds, as its policy allows. */
+  async #admit(proofs: ReadonlyArray<[string, string, Uint8Array]>): Promise<string | undefined> {
+    if (!this.host.admit || proofs.length === 0) return undefined;
+    const proven: ProvenSpace[] = [];
+    for (const [space, access, signature] of proofs) {
+      const bytes = accessProofBytes(
+        space,
+        this.did!,
+        this.host.did,
+        this.#nonce,
+        this.#claimed!.nonce,
+      );
+      if (!(await verifySignature(access, bytes, signature)))
+        throw new MincaError('protocol', `the access proof for space ${space} does not verify`);
+      proven.push({ space, access });
+    }
+    const { admitted, refused } = await this.host.admit(this.did!, proven);
+    for (const id of admitted) this.#admitted.add(id);
+    if (admitted.some((id) => !this.#offered.has(id))) await this.#offer();
+    const first = refused[0];
+    return first && `space ${first.space} refused: ${first.reason}`.slice(0, 500);
   }
 
   /** Names spaces shared since the handshake: membership here changed. */
@@ -386,7 +498,11 @@ export class Peer {
       .catch((error) => this.close(String(error)));
   }
 
-  async #onSpaces(offered: string[], credentials: Uint8Array[]): Promise<void> {
+  async #onSpaces(
+    offered: string[],
+    credentials: Uint8Array[],
+    proofs: ReadonlyArray<[string, string, Uint8Array]>,
+  ): Promise<void> {
     // A peer shows what gives it its role, so we can know it before we name a space to it.
     const held = new Set(await this.host.spacesHeld());
     let learned = false;
@@ -405,17 +521,21 @@ export class Peer {
         learned = (await space.takeIn([version])).length > 0 || learned;
     }
     if (learned) await this.#offer();
+    const refusal = await this.#admit(proofs.filter(([space]) => offered.includes(space)));
     // Remembered up to a bound, so a peer can't grow the set at will.
     for (const id of offered)
       if (this.#peerOffered.size < MAX_PEER_OFFERED) this.#peerOffered.add(id);
     await this.#link(offered);
+    // Nothing left to share: the peer hears why its spaces were refused.
+    if (refusal !== undefined && this.#links.size === 0)
+      throw new MincaError('not_authorized', refusal);
   }
 
   /** Links the spaces of `offered` we now share with the peer, and says hello in each. */
   async #link(offered: readonly string[]): Promise<void> {
     const pending = offered.filter((id) => !this.#links.has(id));
     if (pending.length === 0) return;
-    const mine = new Set(await this.host.spacesFor(this.did!));
+    const mine = new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted]);
     for (const id of pending) {
       if (!mine.has(id) || this.#links.has(id)) continue;
       this.#links.set(id, new Link(await this.host.space(id)));
@@ -453,8 +573,16 @@ export class Peer {
     return session !== undefined && this.host.now() - session.heard < STALE_MS;
   }
 
+  /** Ids queued or asked for and not answered yet. */
+  #fetching(link: Link): boolean {
+    return link.wanted.length > 0 || link.inFlight.size > 0;
+  }
+
   async #startSession(link: Link): Promise<void> {
-    if (this.#live(link.session)) {
+    // While the last session's wants are still being answered, the difference a hello shows is
+    // mostly what they bring: reconciling again now would list the same ids once per hello,
+    // which made a large initial sync quadratic. It runs once they are in.
+    if (this.#live(link.session) || (link.reconciled && this.#fetching(link))) {
       link.rerun = true;
       return;
     }
@@ -589,7 +717,10 @@ export class Peer {
     );
   }
 
-  /** Packs versions into frames under the limit; an answer to a want always gets one reply. */
+  /**
+   * Packs versions into frames under the byte and count limits (small versions hit the count
+   * first); an answer to a want always gets one reply.
+   */
   #sendVersions(link: Link, versions: Version[], q?: number): void {
     const budget = MAX_FRAME_BYTES - 1024;
     let batch: Uint8Array[] = [];
@@ -606,7 +737,8 @@ export class Peer {
       size = 0;
     };
     for (const v of versions) {
-      if (size + v.bytes.length + 8 > budget) flush(false);
+      if (size + v.bytes.length + 8 > budget || batch.length >= MAX_VERSIONS_PER_MESSAGE)
+        flush(false);
       batch.push(v.bytes);
       size += v.bytes.length + 8;
     }
@@ -627,22 +759,24 @@ export class Peer {
     for (const version of versions) {
       if (version.space !== space.id)
         throw new MincaError('protocol', `a version of another space in ${space.id}`);
-      if (version.sealedBody !== null) {
-        try {
-          openBody(version, space.entry.key);
-        } catch {
-          throw new MincaError(
-            'protocol',
-            `version ${version.id} does not open under the space key`,
-          );
-        }
-      }
+      if (version.sealedBody !== null && !space.opens(version))
+        throw new MincaError('protocol', `version ${version.id} does not open under the space key`);
       if (await space.mayTakeIn(version)) accepted.push(version);
       else if (link.systemDone) this.#refuse(link, version);
       else this.#wait(link, version);
     }
-    if (accepted.length > 0) await this.#takeIn(link, accepted);
+    // A holder over its limits refuses new data, with its reason, and keeps what it has.
+    const refusal = accepted.length > 0 ? await space.refusal?.(this.did!, accepted) : undefined;
+    if (refusal !== undefined) for (const v of accepted) this.#refuse(link, v, refusal);
+    else if (accepted.length > 0) await this.#takeIn(link, accepted);
     this.#sendWants(link);
+    await this.#rerunWhenFetched(link);
+  }
+
+  /** Runs the session deferred while wants were out, once they are all answered. */
+  async #rerunWhenFetched(link: Link): Promise<void> {
+    if (link.rerun && this.#starter && !this.#fetching(link) && !this.#live(link.session))
+      await this.#startSession(link);
   }
 
   async #takeIn(link: Link, versions: Version[]): Promise<void> {
@@ -654,13 +788,13 @@ export class Peer {
       await this.#recheckWaiting(link, false);
   }
 
-  #refuse(link: Link, version: Version): void {
+  #refuse(link: Link, version: Version, why?: string): void {
     link.refused.add(version.id);
     this.#send({
       t: 'refuse',
       s: link.space.id,
       i: fromHex(version.id),
-      w: `${version.author} may not write in this space`,
+      w: why ?? `${version.author} may not write in this space`,
     });
   }
 
@@ -702,6 +836,9 @@ export class Peer {
       link.answered = 0;
       this.#sendWants(link);
       this.#hello(id);
+      this.#inbox = this.#inbox
+        .then(() => this.#rerunWhenFetched(link))
+        .catch((error) => this.close(String(error)));
     }
   }
 }

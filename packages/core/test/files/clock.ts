@@ -61,3 +61,14 @@ export function watched(
     },
   });
 }
+
+/** Awaits `promise` while moving the fake clock, so work that waits on timers gets done. */
+export async function drive<T>(promise: Promise<T>, ms = 60_000, step = 10): Promise<T> {
+  let settled = false;
+  const watched = promise.finally(() => {
+    settled = true;
+  });
+  watched.catch(() => undefined);
+  await within(ms, () => settled, 'the operation', step);
+  return watched;
+}

@@ -1,0 +1,40 @@
+/**
+ * Holders: hosts and carriers the owner lets keep a space's ciphertext, in `sys.holder`
+ * records (spec 05 §7.3). A holder never reads them (it has no key); members read them to know
+ * which holder DIDs they may name the space to.
+ */
+import type { BodyValue } from '../body.js';
+import type { SpaceFacts } from '../membership.js';
+import { openBody } from '../version.js';
+
+export const HOLDER_COLLECTION = 'sys.holder';
+
+/** What a holder does: a host keeps the space for its members; a carrier carries it between them. */
+export type HolderKind = 'host' | 'carrier';
+const KINDS: readonly string[] = ['host', 'carrier'];
+
+const DID_PREFIX = 'did:key:';
+
+/** Every holder the owner allows now, by DID: winners of `sys.holder` written by the owner. */
+export async function readHolders(facts: SpaceFacts): Promise<Map<string, HolderKind>> {
+  const holders = new Map<string, HolderKind>();
+  for (const [id, record] of facts.store.collection(HOLDER_COLLECTION)?.records ?? []) {
+    const winner = record.winner();
+    if (!winner || winner.deleted || winner.author !== facts.owner) continue;
+    const version = await facts.store.getVersion(winner.id);
+    if (!version) continue;
+    let body: BodyValue | null;
+    try {
+      body = openBody(version, facts.key);
+    } catch {
+      continue;
+    }
+    const kind =
+      body && typeof body === 'object' && !Array.isArray(body) && !(body instanceof Uint8Array)
+        ? (body as Record<string, BodyValue>).kind
+        : undefined;
+    if (typeof kind === 'string' && KINDS.includes(kind))
+      holders.set(DID_PREFIX + id, kind as HolderKind);
+  }
+  return holders;
+}

@@ -1,0 +1,66 @@
+// A host or carrier keeps files without the space key: its space has a store and no
+// membership to read, and it checks every list and chunk against the file id all the same.
+import { afterEach, expect, it } from 'vitest';
+import { CHUNK_BYTES } from '../../src/files/chunks.js';
+import { NodeFiles } from '../../src/files/node-files.js';
+import type { FileSource } from '../../src/files/source.js';
+import type { FilesSpace } from '../../src/files/space-files.js';
+import { createNode, type MincaNode } from '../../src/node.js';
+import { Store } from '../../src/store.js';
+import { decodeVersion } from '../../src/version.js';
+import { type Data, fakeStores } from '../fake-adapter.js';
+import { until } from '../sync-helpers.js';
+import { same, sample } from './files-helpers.js';
+
+const nodes: MincaNode[] = [];
+afterEach(async () => {
+  for (const n of nodes.splice(0)) await n.close();
+});
+
+it('fetches, keeps and serves files with no key, checking them against their ids', async () => {
+  const backing = new Map<string, Data>();
+  const a = await createNode({ stores: fakeStores({ backing }) });
+  nodes.push(a);
+  const space = (await a.spaces.create()).id;
+  const ref = await a.records.addFile(space, sample(3 * CHUNK_BYTES + 1, 11));
+  const post = await a.records.put(space, 'app.post', { ref });
+
+  // The holder's space: the versions as they came (sealed), a store, no key.
+  const store = await Store.open(await fakeStores().open(`spaces/${space}`));
+  const sealed = backing.get(`spaces/${space}`)!.versions.get(post.version)!;
+  await store.commit({ versions: [decodeVersion(sealed)] });
+  const listeners = new Set<(c: { space: string; collections: string[] }) => void>();
+  const held: FilesSpace = {
+    id: space,
+    store,
+    subscribe: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
+  const keeper = new NodeFiles(Date.now, true);
+  let tampered = 0;
+  const source: FileSource = {
+    name: 'a',
+    list: async (id) => (await a.files.list(space, id)) ?? null,
+    chunk: async (id, n) => {
+      const c = (await a.files.chunk(space, id, n)) ?? null;
+      // The first answer for each chunk is tampered with; the fetch refuses it and asks again.
+      if (c && tampered++ === 0) return c.map((x, i) => (i === 50 ? x ^ 1 : x));
+      return c;
+    },
+  };
+  keeper.addSources(() => [source, { ...source, name: 'a again' }]);
+  const files = await keeper.opened(held);
+  for (const l of listeners) l({ space, collections: ['app.post'] });
+  await until(async () => files.whole().includes(ref.$file), 10_000, 'the holder fetching');
+  for (let n = 0; n < 4; n++)
+    expect(
+      same((await files.files.chunk(ref.$file, n))!, (await a.files.chunk(space, ref.$file, n))!),
+    ).toBe(true);
+  const answer = await files.serve({ id: ref.$file, list: true, chunks: [0, 3, 4] });
+  expect(answer.list).toEqual(await a.files.list(space, ref.$file));
+  expect(answer.chunks.map((c) => c?.length ?? null)).toEqual([CHUNK_BYTES + 40, 41, null]);
+  await keeper.closed(space);
+  await store.close();
+});
