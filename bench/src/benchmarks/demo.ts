@@ -156,8 +156,11 @@ const bench: Benchmark = {
       // Wait until B holds all of them: level with the host, which is level with the writer.
       const want = (await writer.spaces.status(space)).versions;
       const start = Date.now();
-      while ((await host.node.spaces.status(space)).versions < want) {
-        if (Date.now() - start > 600_000) throw new Error('the host did not get the posts');
+      let got = 0;
+      while ((got = (await host.node.spaces.status(space)).versions) < want) {
+        if (Date.now() - start > 600_000)
+          throw new Error(`the host got ${got} of the writer's ${want} versions in 10 minutes`);
+        if ((Date.now() - start) % 10_000 < 200) process.stderr.write(`host: ${got}/${want}\n`);
         await new Promise((r) => setTimeout(r, 200));
       }
       await b.locator('#peers .peer[data-level="true"]').waitFor(WAIT);
