@@ -137,8 +137,6 @@ const bench: Benchmark = {
       );
       writer = await createNode({ stores: memoryStores() });
       await writer.spaces.join(code.get('join')!);
-      for (let i = 0; i < POSTS; i++)
-        await writer.records.put(space, 'app.post', { text: `n${i}` });
       // The invite link's host part: the owner's grant of the host's role, so the writer
       // names the space to the host (base64url JSON, bytes as base64url: demo host-ticket.ts).
       const bytes = (t: string) => Buffer.from(t, 'base64url');
@@ -149,10 +147,13 @@ const bench: Benchmark = {
         owner: t.owner,
         versions: t.versions.map(bytes),
       });
+      // Connected while it writes: the posts go in many small syncs, as people post.
       link = keepConnected(
         () => new WebSocket(host.url) as unknown as WebSocketLike,
         (t) => writer!.connect(t),
       );
+      for (let i = 0; i < POSTS; i++)
+        await writer.records.put(space, 'app.post', { text: `n${i}` });
       // Wait until B holds all of them: level with the host, which is level with the writer.
       const want = (await writer.spaces.status(space)).versions;
       const start = Date.now();
