@@ -150,7 +150,15 @@ const bench: Benchmark = {
       // Connected while it writes: the posts go in many small syncs, as people post.
       link = keepConnected(
         () => new WebSocket(host.url) as unknown as WebSocketLike,
-        (t) => writer!.connect(t),
+        (t) => {
+          const peer = writer!.connect(t);
+          // Why a connection ended, for a run that stalls.
+          const closed = t.onClose;
+          t.onClose = (reason) => {
+            process.stderr.write(`writer's connection ended: ${peer.endReason ?? reason}\n`);
+            closed?.(reason);
+          };
+        },
       );
       for (let i = 0; i < POSTS; i++)
         await writer.records.put(space, 'app.post', { text: `n${i}` });
