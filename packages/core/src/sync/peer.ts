@@ -180,6 +180,8 @@ const HANDSHAKE_CONTEXT = 'minca/handshake/v1';
 const MAX_CREDENTIALS = 256;
 /** Reconciliation messages a responder answers per heartbeat: a few sessions' worth of rounds. */
 const MAX_ANSWERED = 4 * MAX_ROUNDS;
+/** Spaces a peer named that we remember, to link once we hold them. */
+const MAX_PEER_OFFERED = 10_000;
 /** File requests from one peer waiting to be answered; past this the connection ends. */
 const MAX_FILE_REQUESTS_QUEUED = 16;
 
@@ -190,10 +192,10 @@ export class Peer {
   readonly #nonce = randomBytes(32);
   #claimed: { did: string; nonce: Uint8Array } | undefined;
   #authSent = false;
-  /** Spaces we named to the peer so far. */
-  readonly #offered = new Set<string>();
-  /** Spaces the peer named: shared once we name them too, whichever side named first. */
-  readonly #peerNamed = new BoundedSet(MAX_SPACES);
+  /** Spaces we named to the peer so far, each with how many credentials went with it. */
+  readonly #offered = new Map<string, number>();
+  /** Spaces the peer named to us, linked or not: one we couldn't share yet may be later. */
+  readonly #peerOffered = new Set<string>();
   /** Spaces the peer proved it holds and this node, a holder, keeps for it. */
   readonly #admitted = new Set<string>();
   #nextWant = 0;
@@ -432,28 +434,27 @@ export class Peer {
 
   /** Names the spaces we'd sync with the peer, and haven't named yet, with our credentials there. */
   async #offer(): Promise<void> {
-    const spaces = [...(await this.host.spacesFor(this.did!)), ...this.#admitted].filter(
-      (id) => !this.#offered.has(id),
-    );
+    // A space goes again when we gained credentials there since (we joined it while connected),
+    // since the peer may have refused it for want of them.
+    const spaces: string[] = [];
+    const credentials: Uint8Array[] = [];
+    for (const id of new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted])) {
+      const mine = await this.host.credentials([id]);
+      const sent = this.#offered.get(id);
+      if (sent !== undefined && mine.length <= sent) continue;
+      this.#offered.set(id, mine.length);
+      spaces.push(id);
+      credentials.push(...mine);
+    }
     if (spaces.length === 0 && this.#offered.size > 0) return;
-    for (const id of spaces) this.#offered.add(id);
-    const credentials = (await this.host.credentials(spaces)).slice(0, MAX_CREDENTIALS);
+    const a = credentials.slice(0, MAX_CREDENTIALS);
     const proofs = await this.#accessProofs(spaces);
     this.#send({
       t: 'spaces',
       s: spaces,
-      ...(credentials.length > 0 ? { a: credentials } : {}),
+      ...(a.length > 0 ? { a } : {}),
       ...(proofs.length > 0 ? { p: proofs } : {}),
     });
-    // Named by the peer before we could name them (we joined, or gained a role, since): shared now.
-    for (const id of spaces) if (this.#peerNamed.has(id)) await this.#link(id);
-  }
-
-  async #link(id: string): Promise<void> {
-    if (this.#links.has(id)) return;
-    this.#links.set(id, new Link(await this.host.space(id)));
-    this.#hello(id);
-    this.host.files?.linked(this, id);
   }
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
@@ -496,7 +497,12 @@ export class Peer {
   /** Names spaces shared since the handshake: membership here changed. */
   reoffer(): void {
     if (!this.did || this.#closed) return;
-    this.#inbox = this.#inbox.then(() => this.#offer()).catch((error) => this.close(String(error)));
+    this.#inbox = this.#inbox
+      .then(async () => {
+        await this.#offer();
+        await this.#link([...this.#peerOffered]);
+      })
+      .catch((error) => this.close(String(error)));
   }
 
   async #onSpaces(
@@ -504,12 +510,15 @@ export class Peer {
     credentials: Uint8Array[],
     proofs: ReadonlyArray<[string, string, Uint8Array]>,
   ): Promise<void> {
-    for (const id of offered) this.#peerNamed.add(id);
     // A peer shows what gives it its role, so we can know it before we name a space to it.
     const held = new Set(await this.host.spacesHeld());
     let learned = false;
-    for (const bytes of credentials) {
-      const version = await decodeVerifiedVersion(bytes);
+    const versions = await Promise.all(credentials.map(decodeVerifiedVersion));
+    // The owner's offers and grants first: an acceptance stands only on an offer we know.
+    versions.sort(
+      (x, y) => Number(x.collection === 'sys.accept') - Number(y.collection === 'sys.accept'),
+    );
+    for (const version of versions) {
       if (!held.has(version.space)) continue;
       const space = await this.host.space(version.space);
       if (space.keyless) continue;
@@ -521,11 +530,26 @@ export class Peer {
     }
     if (learned) await this.#offer();
     const refusal = await this.#admit(proofs.filter(([space]) => offered.includes(space)));
-    const mine = new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted]);
-    for (const id of offered) if (mine.has(id)) await this.#link(id);
+    // Remembered up to a bound, so a peer can't grow the set at will.
+    for (const id of offered)
+      if (this.#peerOffered.size < MAX_PEER_OFFERED) this.#peerOffered.add(id);
+    await this.#link(offered);
     // Nothing left to share: the peer hears why its spaces were refused.
     if (refusal !== undefined && this.#links.size === 0)
       throw new MincaError('not_authorized', refusal);
+  }
+
+  /** Links the spaces of `offered` we now share with the peer, and says hello in each. */
+  async #link(offered: readonly string[]): Promise<void> {
+    const pending = offered.filter((id) => !this.#links.has(id));
+    if (pending.length === 0) return;
+    const mine = new Set([...(await this.host.spacesFor(this.did!)), ...this.#admitted]);
+    for (const id of pending) {
+      if (!mine.has(id) || this.#links.has(id)) continue;
+      this.#links.set(id, new Link(await this.host.space(id)));
+      this.#hello(id);
+      this.host.files?.linked(this, id);
+    }
   }
 
   /** Whether this side starts reconciling: the smaller DID does. */

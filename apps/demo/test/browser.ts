@@ -1,0 +1,79 @@
+/**
+ * Test fixtures: the app built once, a host, the app's server, and Debian's Chromium through
+ * playwright-core (nothing downloaded), headless with the flags TOOLCHAIN.md gives.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+import { build } from 'vite';
+import { type RunningHost, startHost } from '../server/host.ts';
+import { type AppServer, serveApp } from '../server/serve-app.ts';
+
+export const CHROMIUM = process.env.MINCA_CHROMIUM ?? '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+const APP = fileURLToPath(new URL('..', import.meta.url));
+export const ARTIFACTS = join(APP, 'test-results');
+
+/** Builds the app as `pnpm build` does, into test-artifacts/app (dist is `pnpm start`'s). */
+export async function buildApp(): Promise<string> {
+  const outDir = join(APP, 'test-artifacts', 'app');
+  await build({
+    root: APP,
+    configFile: join(APP, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
+  return outDir;
+}
+
+export function launch(): Promise<Browser> {
+  // Playwright gives the browser a fresh temporary profile, and each context its own storage.
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface Stack {
+  host: RunningHost;
+  app: AppServer;
+  dataDir: string;
+  /** Stops the host, keeping its data, and starts it again on the same port. */
+  restartHost(stopped?: () => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStack(root: string): Promise<Stack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'minca-demo-host-'));
+  let host = await startHost({ dataDir });
+  const app = await serveApp({ root, hostPort: host.port });
+  return {
+    get host() {
+      return host;
+    },
+    app,
+    dataDir,
+    async restartHost(stopped) {
+      const port = host.port;
+      await host.close();
+      await stopped?.();
+      host = await startHost({ dataDir, port });
+    },
+    async close() {
+      await app.close();
+      await host.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
