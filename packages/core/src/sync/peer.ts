@@ -18,7 +18,6 @@ import {
   decodeMessage,
   encodeMessage,
   MAX_FRAME_BYTES,
-  MAX_SPACES,
   MAX_VERSIONS_PER_MESSAGE,
   type Message,
   NEGENTROPY_FRAME_LIMIT,
