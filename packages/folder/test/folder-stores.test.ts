@@ -106,12 +106,17 @@ describe('folderStores', () => {
 
     const pod = await tree(join(dir, 'pod'));
     const files = pod.filter((p) => p.endsWith('.minca'));
-    // The node key and the space: two registry entries; the space's records as a segment.
+    // One file per registry entry (the node key, the space, its sharing index); the space's
+    // records as a segment.
+    const reopened = folderStores(join(dir, 'pod'), { basePath: 'a', localKey, local });
+    const entries = await (await reopened.open('registry')).list('');
+    await reopened.close();
+    expect(entries).toEqual(expect.arrayContaining(['key/node', `space/${space.id}`]));
     const registry = files.filter((p) => p.startsWith('a/registry/entries.d/'));
     const segments = files.filter((p) => p.startsWith(`a/spaces/${space.id}/`));
-    expect(registry).toHaveLength(2);
+    expect(registry).toHaveLength(entries.length);
     expect(segments).toHaveLength(1);
-    expect(files).toHaveLength(3);
+    expect(files).toHaveLength(entries.length + 1);
     expect(pod.some((p) => p.includes('journal'))).toBe(false);
     // Sealed: neither the space id nor the key names show, and no value holds them in clear.
     expect(registry.join('\n')).not.toContain(space.id);
