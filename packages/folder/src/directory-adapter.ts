@@ -13,34 +13,25 @@
  * commit point. Then it is applied file by file and the journal removed. Opening the store
  * applies any journal left by a crash, and removes leftover temp files.
  */
+import { type Commit, MincaError, type StorageAdapter, type VersionKey } from '@minca/core';
 import {
-  assertBodyBytes,
-  assertCommit,
-  assertVersionKey,
-  assertWrites,
-  type Commit,
-  type EntryWrite,
-  MincaError,
-  type StorageAdapter,
-  type VersionKey,
-} from '@minca/core';
-import { FILE_SUFFIX, keyPath } from './file-names.js';
+  ENTRIES,
+  type EntryWrites,
+  FileBackedStore,
+  PARALLEL,
+  VERSION_ID,
+  VERSIONS,
+} from './file-backed-store.js';
+import { FILE_SUFFIX } from './file-names.js';
 import { type FolderFs, isStale, removeAndPrune, TEMP_NAME } from './folder-fs.js';
 import { decodeJournal, encodeJournal, type JournalOp } from './journal.js';
 import { readKeyTree } from './key-tree.js';
-import { forEachLimited, mapLimited } from './parallel.js';
+import { forEachLimited } from './parallel.js';
 import { SortedKeys } from './sorted-keys.js';
 import { timeUuid } from './time-uuid.js';
 
-const ENTRIES = 'entries.d';
-const VERSIONS = 'versions.d';
 const JOURNAL = 'journal.d';
-const VERSION_ID = /^[0-9a-f]{64}$/;
 const JOURNAL_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.minca$/;
-/** Files read or written at once. */
-const PARALLEL = 16;
-/** Optimistic tries of a multi-key read before it waits for writes to finish. */
-const READ_TRIES = 4;
 
 /** How a directory store behaves; see {@link DirectoryStoresOptions}. */
 export interface DirectoryAdapterOptions {
@@ -71,35 +62,13 @@ function sameSet(a: Iterable<string>, b: readonly string[] | ReadonlySet<string>
   return true;
 }
 
-/** Last write of a key wins; values are copied so the caller may reuse its buffers. */
-function collapse(writes: readonly EntryWrite[]): Map<string, Uint8Array | undefined> {
-  const out = new Map<string, Uint8Array | undefined>();
-  for (const { key, value } of writes) {
-    out.delete(key);
-    out.set(key, value?.slice());
-  }
-  return out;
-}
-
-export class DirectoryAdapter implements DirectoryStorageAdapter {
-  readonly #fs: FolderFs;
-  readonly #root: readonly string[];
+export class DirectoryAdapter extends FileBackedStore implements DirectoryStorageAdapter {
   readonly #options: DirectoryAdapterOptions;
-  readonly #label: string;
   readonly #onClose: (() => void) | undefined;
   /** Keys and version ids on disk; `undefined` in shared mode. */
   #keys: SortedKeys | undefined;
   #versions: Set<VersionKey> | undefined;
-  /** Entry writes committed (journal written) but not yet applied to their files. */
-  readonly #pending = new Map<string, Uint8Array | undefined>();
-  /**
-   * Counts commit points and the ends of applying, so a read of several files can tell a
-   * batch landed while it read.
-   */
-  #commits = 0;
-  #queue: Promise<unknown> = Promise.resolve();
   readonly #versionLocks = new Map<VersionKey, Promise<unknown>>();
-  #closed = false;
 
   private constructor(
     fs: FolderFs,
@@ -108,10 +77,8 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     options: DirectoryAdapterOptions,
     onClose?: () => void,
   ) {
+    super(fs, root, `directory store ${label}`);
     this.#onClose = onClose;
-    this.#fs = fs;
-    this.#root = root;
-    this.#label = label;
     this.#options = options;
   }
 
@@ -130,22 +97,6 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     return adapter;
   }
 
-  /** True once {@link close} was called. */
-  get isClosed(): boolean {
-    return this.#closed;
-  }
-
-  #check(): void {
-    if (this.#closed) throw new MincaError('closed', `directory store ${this.#label} is closed`);
-  }
-
-  /** Runs `run` after every write before it: writes of entries land one batch at a time. */
-  #exclusive<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(run);
-    this.#queue = result.catch(() => {});
-    return result;
-  }
-
   /** Runs `run` after the writes of version `id` before it. */
   #withVersion<T>(id: VersionKey, run: () => Promise<T>): Promise<T> {
     const before = this.#versionLocks.get(id) ?? Promise.resolve();
@@ -158,29 +109,17 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     return result;
   }
 
-  #entryPath(key: string): string[] {
-    return [...this.#root, ENTRIES, ...keyPath(key)];
-  }
-
-  #versionFolder(id: VersionKey): string[] {
-    return [...this.#root, VERSIONS, id.slice(0, 2)];
-  }
-
-  #versionPath(id: VersionKey): string[] {
-    return [...this.#versionFolder(id), id + FILE_SUFFIX];
-  }
-
   /** Applies the journals a crash left (in shared mode, only stale ones), oldest first. */
   async #recover(onlyStale: boolean): Promise<void> {
-    const folder = [...this.#root, JOURNAL];
-    const names = ((await this.#fs.list(folder)) ?? [])
+    const folder = [...this.root, JOURNAL];
+    const names = ((await this.fs.list(folder)) ?? [])
       .filter((entry) => entry.kind === 'file')
       .map((entry) => entry.name)
       .sort();
     for (const name of names) {
       const match = JOURNAL_NAME.exec(name);
       if (!match || (onlyStale && !isStale(match[1]!))) continue;
-      const bytes = await this.#fs.readFile([...folder, name]);
+      const bytes = await this.fs.readFile([...folder, name]);
       if (bytes === undefined) continue;
       let ops: JournalOp[];
       try {
@@ -189,16 +128,16 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
         this.#options.onProblem(
           new MincaError(
             'malformed',
-            `directory store ${this.#label}: ${JOURNAL}/${name} is not a whole journal ` +
+            `${this.name}: ${JOURNAL}/${name} is not a whole journal ` +
               `(${(error as Error).message}); it never committed, so it was removed`,
             { cause: error },
           ),
         );
-        await this.#fs.removeFile([...folder, name]);
+        await this.fs.removeFile([...folder, name]);
         continue;
       }
       await this.#apply(ops);
-      await this.#fs.removeFile([...folder, name]);
+      await this.fs.removeFile([...folder, name]);
     }
   }
 
@@ -211,16 +150,16 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     const onTemp = (path: string[], uuid: string) => {
       if (!this.#options.shared || isStale(uuid)) temps.push(path);
     };
-    const keys = await readKeyTree(this.#fs, [...this.#root, ENTRIES], { onTemp });
+    const keys = await readKeyTree(this.fs, [...this.root, ENTRIES], { onTemp });
     const versions = await this.#readVersionIds(onTemp);
-    const journalTemps = ((await this.#fs.list([...this.#root, JOURNAL])) ?? []).filter(
+    const journalTemps = ((await this.fs.list([...this.root, JOURNAL])) ?? []).filter(
       (entry) => entry.kind === 'file' && entry.name.endsWith('.tmp'),
     );
     for (const entry of journalTemps) {
       const uuid = TEMP_NAME.exec(entry.name)?.[1];
-      if (uuid) onTemp([...this.#root, JOURNAL, entry.name], uuid);
+      if (uuid) onTemp([...this.root, JOURNAL, entry.name], uuid);
     }
-    await forEachLimited(temps, PARALLEL, (path) => this.#fs.removeFile(path));
+    await forEachLimited(temps, PARALLEL, (path) => this.fs.removeFile(path));
     if (this.#options.shared) return true;
     const changed =
       !this.#keys ||
@@ -233,13 +172,13 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
   }
 
   async #readVersionIds(onTemp: (path: string[], uuid: string) => void): Promise<Set<VersionKey>> {
-    const root = [...this.#root, VERSIONS];
-    const folders = ((await this.#fs.list(root)) ?? []).filter(
+    const root = [...this.root, VERSIONS];
+    const folders = ((await this.fs.list(root)) ?? []).filter(
       (entry) => entry.kind === 'directory' && /^[0-9a-f]{2}$/.test(entry.name),
     );
     const ids = new Set<VersionKey>();
     await forEachLimited(folders, PARALLEL, async ({ name: folder }) => {
-      for (const entry of (await this.#fs.list([...root, folder])) ?? []) {
+      for (const entry of (await this.fs.list([...root, folder])) ?? []) {
         const { name } = entry;
         if (entry.kind !== 'file') continue;
         // Checked cheapest first: a cold open of 100,000 versions runs this 100,000 times.
@@ -265,28 +204,28 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     };
     await forEachLimited(ops, PARALLEL, async (op) => {
       if (op.kind === 'put') {
-        const path = this.#entryPath(op.key);
-        await this.#fs.writeFile(path, op.value, { sync });
+        const path = this.entryPath(op.key);
+        await this.fs.writeFile(path, op.value, { sync });
         touch(path);
       } else if (op.kind === 'delete') {
-        const path = this.#entryPath(op.key);
-        await removeAndPrune(this.#fs, path, this.#root.length + 1);
+        const path = this.entryPath(op.key);
+        await removeAndPrune(this.fs, path, this.root.length + 1);
         touch(path);
       }
     });
     const gone = ops.filter((op) => op.kind === 'deleteVersion').map((op) => op.id);
     await forEachLimited(gone, PARALLEL, async (id) => {
-      await this.#fs.removeFile(this.#versionPath(id));
-      touch(this.#versionPath(id));
+      await this.fs.removeFile(this.versionPath(id));
+      touch(this.versionPath(id));
     });
     if (sync) {
-      await forEachLimited([...touched.values()], PARALLEL, (f) => this.#fs.syncFolder(f));
+      await forEachLimited([...touched.values()], PARALLEL, (f) => this.fs.syncFolder(f));
     }
   }
 
   /** Commits entry writes and version deletes as one: a journal first when more than one. */
-  async #writeEntries(
-    writes: Map<string, Uint8Array | undefined>,
+  protected async writeEntries(
+    writes: EntryWrites,
     deleteVersions: readonly VersionKey[],
   ): Promise<void> {
     const ops: JournalOp[] = [];
@@ -296,160 +235,93 @@ export class DirectoryAdapter implements DirectoryStorageAdapter {
     for (const id of new Set(deleteVersions)) ops.push({ kind: 'deleteVersion', id });
     if (ops.length === 0) return;
     // One file renamed into place is atomic by itself; a handle's new file is not.
-    const journaled = ops.length > 1 || !this.#fs.atomicCreate;
-    const journal = [...this.#root, JOURNAL, `${timeUuid()}.minca`];
+    const journaled = ops.length > 1 || !this.fs.atomicCreate;
+    const journal = [...this.root, JOURNAL, `${timeUuid()}.minca`];
     if (journaled) {
-      await this.#fs.writeFile(journal, await encodeJournal(ops), { sync: this.#options.sync });
-      if (this.#options.sync) await this.#fs.syncFolder(journal.slice(0, -1));
+      await this.fs.writeFile(journal, await encodeJournal(ops), { sync: this.#options.sync });
+      if (this.#options.sync) await this.fs.syncFolder(journal.slice(0, -1));
     }
-    // Committed: from here readers see the whole batch.
-    this.#commits++;
+    this.committed(writes);
     for (const [key, value] of writes) {
-      this.#pending.set(key, value);
       if (value === undefined) this.#keys?.delete(key);
       else this.#keys?.add(key);
     }
     for (const id of deleteVersions) this.#versions?.delete(id);
     await this.#apply(ops);
-    // A shared listing that walked folders before these files landed must see the overlay go.
-    this.#commits++;
-    for (const [key, value] of writes) {
-      if (this.#pending.get(key) === value) this.#pending.delete(key);
-    }
-    if (journaled) await this.#fs.removeFile(journal);
+    this.applied(writes);
+    if (journaled) await this.fs.removeFile(journal);
   }
 
-  async get(key: string): Promise<Uint8Array | undefined> {
-    this.#check();
-    if (typeof key !== 'string') throw new TypeError('key must be a string');
-    if (this.#pending.has(key)) return this.#pending.get(key)?.slice();
+  protected async readEntry(key: string): Promise<Uint8Array | undefined> {
     if (this.#keys && !this.#keys.has(key)) return undefined;
-    return this.#fs.readFile(this.#entryPath(key));
+    return this.fs.readFile(this.entryPath(key));
   }
 
   async list(prefix: string): Promise<string[]> {
-    this.#check();
+    this.check();
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     if (this.#keys) return this.#keys.list(prefix);
-    return this.#consistently(() => this.#walk(prefix));
+    return this.consistently(() => this.walk(prefix));
   }
 
   /** Shared mode: the keys on disk under `prefix`, with this adapter's writes not yet applied. */
-  async #walk(prefix: string): Promise<string[]> {
+  protected async walk(prefix: string): Promise<string[]> {
     if (this.#keys) return this.#keys.list(prefix);
-    const found = new SortedKeys(await readKeyTree(this.#fs, [...this.#root, ENTRIES], { prefix }));
-    for (const [key, value] of this.#pending) {
-      if (!key.startsWith(prefix)) continue;
-      if (value === undefined) found.delete(key);
-      else found.add(key);
-    }
-    return found.list(prefix);
+    const found = new SortedKeys(await readKeyTree(this.fs, [...this.root, ENTRIES], { prefix }));
+    return this.withPending(found, prefix);
   }
 
-  /**
-   * Runs a read of several files so that a batch committing meanwhile can't show half of it:
-   * again if one did, and after a few tries between writes.
-   */
-  async #consistently<T>(read: () => Promise<T>): Promise<T> {
-    for (let tries = 0; tries < READ_TRIES; tries++) {
-      const before = this.#commits;
-      const out = await read();
-      if (this.#commits === before) return out;
-    }
-    return this.#exclusive(read);
-  }
-
-  async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
-    this.#check();
-    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
-    return this.#consistently(async () => {
-      const keys = await this.#walk(prefix);
-      const values = await mapLimited(keys, PARALLEL, (key) => this.get(key));
-      const out: Array<[string, Uint8Array]> = [];
-      keys.forEach((key, i) => {
-        const value = values[i];
-        if (value !== undefined) out.push([key, value]);
-      });
-      return out;
-    });
-  }
-
-  async batch(writes: readonly EntryWrite[]): Promise<void> {
-    this.#check();
-    assertWrites(writes);
-    const collapsed = collapse(writes);
-    await this.#exclusive(() => this.#writeEntries(collapsed, []));
-  }
-
-  async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
-    this.#check();
-    if (typeof id !== 'string') throw new TypeError('a version id must be a string');
-    if (!VERSION_ID.test(id) || (this.#versions && !this.#versions.has(id))) return undefined;
-    return this.#fs.readFile(this.#versionPath(id));
-  }
-
-  async getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>> {
-    this.#check();
-    if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
-    return mapLimited(ids, PARALLEL, (id) => this.getVersion(id));
+  protected async readVersion(id: VersionKey): Promise<Uint8Array | undefined> {
+    if (this.#versions && !this.#versions.has(id)) return undefined;
+    return this.fs.readFile(this.versionPath(id));
   }
 
   async #putVersionFile(id: VersionKey, body: Uint8Array): Promise<void> {
     await this.#withVersion(id, () =>
-      this.#fs.writeFile(this.#versionPath(id), body, { sync: this.#options.sync }),
+      this.fs.writeFile(this.versionPath(id), body, { sync: this.#options.sync }),
     );
   }
 
-  async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
-    this.#check();
-    assertVersionKey(id);
-    assertBodyBytes(body);
-    await this.#putVersionFile(id, body.slice());
-    if (this.#options.sync) await this.#fs.syncFolder(this.#versionFolder(id));
+  protected async storeVersion(id: VersionKey, body: Uint8Array): Promise<void> {
+    await this.#putVersionFile(id, body);
+    if (this.#options.sync) await this.fs.syncFolder(this.versionFolder(id));
     this.#versions?.add(id);
   }
 
-  async deleteVersion(id: VersionKey): Promise<void> {
-    this.#check();
-    if (typeof id !== 'string') throw new TypeError('a version id must be a string');
-    if (!VERSION_ID.test(id)) return;
+  protected async removeVersion(id: VersionKey): Promise<void> {
     await this.#withVersion(id, async () => {
       this.#versions?.delete(id);
-      await this.#fs.removeFile(this.#versionPath(id));
+      await this.fs.removeFile(this.versionPath(id));
     });
   }
 
-  async commit(commit: Commit): Promise<void> {
-    this.#check();
-    assertCommit(commit);
-    const versions = new Map(commit.versions.map(([id, body]) => [id, body.slice()]));
-    const entries = collapse(commit.entries);
-    await this.#exclusive(async () => {
-      // Versions first, durable, so no entry ever names a body that isn't there.
-      await forEachLimited([...versions], PARALLEL, ([id, body]) => this.#putVersionFile(id, body));
-      if (this.#options.sync) {
-        const folders = new Set([...versions.keys()].map((id) => id.slice(0, 2)));
-        await forEachLimited([...folders], PARALLEL, (f) =>
-          this.#fs.syncFolder([...this.#root, VERSIONS, f]),
-        );
-      }
-      for (const id of versions.keys()) this.#versions?.add(id);
-      await this.#writeEntries(entries, commit.deleteVersions);
-    });
+  protected async writeCommit(
+    bodies: Array<readonly [VersionKey, Uint8Array]>,
+    entries: EntryWrites,
+    deleteVersions: readonly VersionKey[],
+  ): Promise<void> {
+    const versions = new Map(bodies);
+    // Versions first, durable, so no entry ever names a body that isn't there.
+    await forEachLimited([...versions], PARALLEL, ([id, body]) => this.#putVersionFile(id, body));
+    if (this.#options.sync) {
+      const folders = new Set([...versions.keys()].map((id) => id.slice(0, 2)));
+      await forEachLimited([...folders], PARALLEL, (f) =>
+        this.fs.syncFolder([...this.root, VERSIONS, f]),
+      );
+    }
+    for (const id of versions.keys()) this.#versions?.add(id);
+    await this.writeEntries(entries, deleteVersions);
   }
 
   async reload(): Promise<boolean> {
-    this.#check();
-    return this.#exclusive(async () => {
+    this.check();
+    return this.exclusive(async () => {
       await this.#recover(true);
       return this.#load();
     });
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#queue;
+  protected async release(): Promise<void> {
     await Promise.all(this.#versionLocks.values());
     this.#onClose?.();
   }

@@ -25,13 +25,7 @@
  * one it is all or nothing. The registry writes one entry per change, each whole by itself.
  */
 import {
-  assertBodyBytes,
-  assertCommit,
-  assertVersionKey,
-  assertWrites,
-  type Commit,
   decodeStrict,
-  type EntryWrite,
   encodeCbor,
   hashId,
   MincaError,
@@ -39,21 +33,16 @@ import {
   type VersionKey,
 } from '@minca/core';
 import { conflictOf } from './conflict-names.js';
-import { FILE_SUFFIX, keyPath } from './file-names.js';
+import { ENTRIES, type EntryWrites, FileBackedStore, PARALLEL } from './file-backed-store.js';
 import { type FolderFs, isStale, removeAndPrune } from './folder-fs.js';
 import { frame, unframe } from './frame.js';
 import { readKeyTree } from './key-tree.js';
-import { forEachLimited, mapLimited } from './parallel.js';
+import { forEachLimited } from './parallel.js';
 import { SortedKeys } from './sorted-keys.js';
 import { timeUuid } from './time-uuid.js';
 
-const ENTRIES = 'entries.d';
-const VERSIONS = 'versions.d';
-const VERSION_ID = /^[0-9a-f]{64}$/;
 /** Prefix of this store's journal records in the journal store. */
 const JOURNAL_PREFIX = 'j/';
-const PARALLEL = 16;
-const READ_TRIES = 4;
 /** A journal holds at most what one batch wrote. */
 const MAX_JOURNAL_BYTES = 512 * 1024 * 1024;
 
@@ -82,15 +71,6 @@ function sameDigest(a: Uint8Array | null, b: Uint8Array | null): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function collapse(writes: readonly EntryWrite[]): Map<string, Uint8Array | undefined> {
-  const out = new Map<string, Uint8Array | undefined>();
-  for (const { key, value } of writes) {
-    out.delete(key);
-    out.set(key, value?.slice());
-  }
-  return out;
-}
-
 function decodeJournal(bytes: Uint8Array): JournalOp[] {
   const ops = decodeStrict(bytes, { maxBytes: MAX_JOURNAL_BYTES, maxDepth: 2 }) as unknown;
   const bytesOrNull = (x: unknown) => x === null || x instanceof Uint8Array;
@@ -111,17 +91,9 @@ function decodeJournal(bytes: Uint8Array): JournalOp[] {
   return ops as JournalOp[];
 }
 
-export class SyncedFolderAdapter implements StorageAdapter {
-  readonly #fs: FolderFs;
-  readonly #root: readonly string[];
-  readonly #label: string;
+export class SyncedFolderAdapter extends FileBackedStore {
   readonly #journal: StorageAdapter;
   readonly #options: SyncedFolderOptions;
-  /** Entry writes of this process committed but not yet all on disk. */
-  readonly #pending = new Map<string, Uint8Array | undefined>();
-  #commits = 0;
-  #queue: Promise<unknown> = Promise.resolve();
-  #closed = false;
 
   private constructor(
     fs: FolderFs,
@@ -130,9 +102,7 @@ export class SyncedFolderAdapter implements StorageAdapter {
     journal: StorageAdapter,
     options: SyncedFolderOptions,
   ) {
-    this.#fs = fs;
-    this.#root = root;
-    this.#label = label;
+    super(fs, root, `folder store ${label}`);
     this.#journal = journal;
     this.#options = options;
   }
@@ -151,30 +121,8 @@ export class SyncedFolderAdapter implements StorageAdapter {
     return adapter;
   }
 
-  get isClosed(): boolean {
-    return this.#closed;
-  }
-
-  #check(): void {
-    if (this.#closed) throw new MincaError('closed', `folder store ${this.#label} is closed`);
-  }
-
-  #exclusive<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(run);
-    this.#queue = result.catch(() => {});
-    return result;
-  }
-
-  #entryPath(key: string): string[] {
-    return [...this.#root, ENTRIES, ...keyPath(key)];
-  }
-
-  #versionPath(id: VersionKey): string[] {
-    return [...this.#root, VERSIONS, id.slice(0, 2), id + FILE_SUFFIX];
-  }
-
   #pathOf(op: JournalOp): string[] {
-    return op[0] === 2 ? this.#versionPath(op[1]) : this.#entryPath(op[1]);
+    return op[0] === 2 ? this.versionPath(op[1]) : this.entryPath(op[1]);
   }
 
   /** Replays this device's journals of batches a crash cut short, oldest first. */
@@ -189,15 +137,17 @@ export class SyncedFolderAdapter implements StorageAdapter {
         this.#options.onProblem(
           new MincaError(
             'malformed',
-            `folder store ${this.#label}: journal ${key} does not decode; it was removed`,
-            { cause: error },
+            `${this.name}: journal ${key} does not decode; it was removed`,
+            {
+              cause: error,
+            },
           ),
         );
         await this.#journal.batch([{ key, value: undefined }]);
         continue;
       }
       await forEachLimited(ops, PARALLEL, async (op) => {
-        const now = digest(await this.#fs.readFile(this.#pathOf(op)));
+        const now = digest(await this.fs.readFile(this.#pathOf(op)));
         const after = op[0] === 0 ? digest(frame(op[2]!)) : null;
         // Someone wrote the file since the batch began: theirs is newer, leave it.
         if (sameDigest(now, op[3]) || sameDigest(now, after)) await this.#applyOp(op);
@@ -211,9 +161,9 @@ export class SyncedFolderAdapter implements StorageAdapter {
   async #applyOp(op: JournalOp): Promise<void> {
     const path = this.#pathOf(op);
     if (op[0] === 0) {
-      await this.#fs.writeFile(path, frame(op[2]!), { sync: this.#options.sync });
+      await this.fs.writeFile(path, frame(op[2]!), { sync: this.#options.sync });
     } else {
-      await this.#removeWithCopies(path, op[0] === 1 ? this.#root.length + 1 : path.length - 1);
+      await this.#removeWithCopies(path, op[0] === 1 ? this.root.length + 1 : path.length - 1);
     }
   }
 
@@ -221,12 +171,12 @@ export class SyncedFolderAdapter implements StorageAdapter {
   async #removeWithCopies(path: string[], keep: number): Promise<void> {
     const folder = path.slice(0, -1);
     const name = path[path.length - 1]!;
-    for (const entry of (await this.#fs.list(folder)) ?? []) {
+    for (const entry of (await this.fs.list(folder)) ?? []) {
       if (entry.kind === 'file' && conflictOf(entry.name) === name) {
-        await this.#fs.removeFile([...folder, entry.name]);
+        await this.fs.removeFile([...folder, entry.name]);
       }
     }
-    await removeAndPrune(this.#fs, path, keep);
+    await removeAndPrune(this.fs, path, keep);
   }
 
   async #syncFolders(ops: readonly JournalOp[]): Promise<void> {
@@ -236,41 +186,41 @@ export class SyncedFolderAdapter implements StorageAdapter {
       const folder = this.#pathOf(op).slice(0, -1);
       folders.set(folder.join('/'), folder);
     }
-    await forEachLimited([...folders.values()], PARALLEL, (f) => this.#fs.syncFolder(f));
+    await forEachLimited([...folders.values()], PARALLEL, (f) => this.fs.syncFolder(f));
   }
 
   /** The value framed in the file at `path`, else in a whole conflict copy of it. */
   async #readFramed(path: readonly string[]): Promise<Uint8Array | undefined> {
-    const bytes = await this.#fs.readFile(path);
+    const bytes = await this.fs.readFile(path);
     const value = bytes && unframe(bytes);
     if (value) return value;
     if (bytes && bytes.length > 0) {
       this.#options.onProblem(
         new MincaError(
           'malformed',
-          `folder store ${this.#label}: ${path.slice(this.#root.length).join('/')} is not ` +
+          `${this.name}: ${path.slice(this.root.length).join('/')} is not ` +
             'whole (still being copied?); it reads as its conflict copy or as absent',
         ),
       );
     }
     const folder = path.slice(0, -1);
     const name = path[path.length - 1]!;
-    const copies = ((await this.#fs.list(folder)) ?? [])
+    const copies = ((await this.fs.list(folder)) ?? [])
       .filter((entry) => entry.kind === 'file' && conflictOf(entry.name) === name)
       .map((entry) => entry.name)
       .sort()
       .reverse();
     // The greatest name first, so every device picks the same copy.
     for (const copy of copies) {
-      const copied = await this.#fs.readFile([...folder, copy]);
+      const copied = await this.fs.readFile([...folder, copy]);
       const inCopy = copied && unframe(copied);
       if (inCopy) return inCopy;
     }
     return undefined;
   }
 
-  async #writeEntries(
-    writes: Map<string, Uint8Array | undefined>,
+  protected async writeEntries(
+    writes: EntryWrites,
     deleteVersions: readonly VersionKey[],
   ): Promise<void> {
     const ops: JournalOp[] = [];
@@ -282,31 +232,23 @@ export class SyncedFolderAdapter implements StorageAdapter {
     let journalKey: string | undefined;
     if (ops.length > 1) {
       await forEachLimited(ops, PARALLEL, async (op) => {
-        op[3] = digest(await this.#fs.readFile(this.#pathOf(op)));
+        op[3] = digest(await this.fs.readFile(this.#pathOf(op)));
       });
       journalKey = `${JOURNAL_PREFIX}${timeUuid()}`;
       await this.#journal.batch([{ key: journalKey, value: encodeCbor(ops) }]);
     }
-    // Committed: readers in this process see the whole batch from here.
-    this.#commits++;
-    for (const [key, value] of writes) this.#pending.set(key, value);
+    this.committed(writes);
     try {
       await forEachLimited(ops, PARALLEL, (op) => this.#applyOp(op));
       await this.#syncFolders(ops);
     } finally {
-      this.#commits++;
-      for (const [key, value] of writes) {
-        if (this.#pending.get(key) === value) this.#pending.delete(key);
-      }
+      this.applied(writes);
     }
     if (journalKey) await this.#journal.batch([{ key: journalKey, value: undefined }]);
   }
 
-  async get(key: string): Promise<Uint8Array | undefined> {
-    this.#check();
-    if (typeof key !== 'string') throw new TypeError('key must be a string');
-    if (this.#pending.has(key)) return this.#pending.get(key)?.slice();
-    return this.#readFramed(this.#entryPath(key));
+  protected readEntry(key: string): Promise<Uint8Array | undefined> {
+    return this.#readFramed(this.entryPath(key));
   }
 
   /** Keys whose value reads whole: one still being copied in is not listed until it is. */
@@ -314,110 +256,50 @@ export class SyncedFolderAdapter implements StorageAdapter {
     return (await this.entries(prefix)).map(([key]) => key);
   }
 
-  async #walk(prefix: string): Promise<string[]> {
+  protected async walk(prefix: string): Promise<string[]> {
     const stale: string[][] = [];
     const found = new SortedKeys(
-      await readKeyTree(this.#fs, [...this.#root, ENTRIES], {
+      await readKeyTree(this.fs, [...this.root, ENTRIES], {
         prefix,
         withConflicts: true,
         onTemp: (path, uuid) => isStale(uuid) && stale.push(path),
       }),
     );
-    await forEachLimited(stale, PARALLEL, (path) => this.#fs.removeFile(path));
-    for (const [key, value] of this.#pending) {
-      if (!key.startsWith(prefix)) continue;
-      if (value === undefined) found.delete(key);
-      else found.add(key);
-    }
-    return found.list(prefix);
+    await forEachLimited(stale, PARALLEL, (path) => this.fs.removeFile(path));
+    return this.withPending(found, prefix);
   }
 
-  async #consistently<T>(read: () => Promise<T>): Promise<T> {
-    for (let tries = 0; tries < READ_TRIES; tries++) {
-      const before = this.#commits;
-      const out = await read();
-      if (this.#commits === before) return out;
-    }
-    return this.#exclusive(read);
+  protected readVersion(id: VersionKey): Promise<Uint8Array | undefined> {
+    return this.#readFramed(this.versionPath(id));
   }
 
-  async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
-    this.#check();
-    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
-    return this.#consistently(async () => {
-      const keys = await this.#walk(prefix);
-      const values = await mapLimited(keys, PARALLEL, (key) => this.get(key));
-      const out: Array<[string, Uint8Array]> = [];
-      keys.forEach((key, i) => {
-        const value = values[i];
-        if (value !== undefined) out.push([key, value]);
-      });
-      return out;
-    });
+  protected async storeVersion(id: VersionKey, body: Uint8Array): Promise<void> {
+    const path = this.versionPath(id);
+    await this.fs.writeFile(path, frame(body), { sync: this.#options.sync });
+    if (this.#options.sync) await this.fs.syncFolder(path.slice(0, -1));
   }
 
-  async batch(writes: readonly EntryWrite[]): Promise<void> {
-    this.#check();
-    assertWrites(writes);
-    const collapsed = collapse(writes);
-    await this.#exclusive(() => this.#writeEntries(collapsed, []));
-  }
-
-  async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
-    this.#check();
-    if (typeof id !== 'string') throw new TypeError('a version id must be a string');
-    if (!VERSION_ID.test(id)) return undefined;
-    return this.#readFramed(this.#versionPath(id));
-  }
-
-  async getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>> {
-    this.#check();
-    if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
-    return mapLimited(ids, PARALLEL, (id) => this.getVersion(id));
-  }
-
-  async #putVersionFile(id: VersionKey, body: Uint8Array): Promise<void> {
-    const path = this.#versionPath(id);
-    await this.#fs.writeFile(path, frame(body), { sync: this.#options.sync });
-    if (this.#options.sync) await this.#fs.syncFolder(path.slice(0, -1));
-  }
-
-  async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
-    this.#check();
-    assertVersionKey(id);
-    assertBodyBytes(body);
-    await this.#putVersionFile(id, body.slice());
-  }
-
-  async deleteVersion(id: VersionKey): Promise<void> {
-    this.#check();
-    if (typeof id !== 'string') throw new TypeError('a version id must be a string');
-    if (!VERSION_ID.test(id)) return;
-    const path = this.#versionPath(id);
+  protected async removeVersion(id: VersionKey): Promise<void> {
+    const path = this.versionPath(id);
     await this.#removeWithCopies(path, path.length - 1);
   }
 
-  async commit(commit: Commit): Promise<void> {
-    this.#check();
-    assertCommit(commit);
-    const versions = commit.versions.map(([id, body]) => [id, body.slice()] as const);
-    const entries = collapse(commit.entries);
-    await this.#exclusive(async () => {
-      // Bodies first, so no entry ever names one that isn't there.
-      await forEachLimited(versions, PARALLEL, ([id, body]) => this.#putVersionFile(id, body));
-      await this.#writeEntries(entries, commit.deleteVersions);
-    });
+  protected async writeCommit(
+    versions: Array<readonly [VersionKey, Uint8Array]>,
+    entries: EntryWrites,
+    deleteVersions: readonly VersionKey[],
+  ): Promise<void> {
+    // Bodies first, so no entry ever names one that isn't there.
+    await forEachLimited(versions, PARALLEL, ([id, body]) => this.storeVersion(id, body));
+    await this.writeEntries(entries, deleteVersions);
   }
 
   /** Nothing is kept in memory, so there is nothing to read again. */
   async reload(): Promise<void> {
-    this.#check();
+    this.check();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#queue;
+  protected async release(): Promise<void> {
     await this.#journal.close?.();
   }
 }
