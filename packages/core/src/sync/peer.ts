@@ -828,7 +828,7 @@ export class Peer {
     });
   }
 
-  /** Asks again for the versions refused for want of a grant; those still without one are refused again. */
+  /** Asks again for what was refused for want of a grant: what still lacks one is refused again. */
   #askUngranted(link: Link): void {
     const ids = link.ungranted.take();
     for (const id of ids) {
