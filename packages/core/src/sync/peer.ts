@@ -148,6 +148,15 @@ class BoundedSet {
     this.#items.add(id);
     if (this.#items.size > this.max) this.#items.delete(this.#items.values().next().value!);
   }
+  delete(id: string): void {
+    this.#items.delete(id);
+  }
+  /** Empties the set, returning what it held, oldest first. */
+  take(): string[] {
+    const items = [...this.#items];
+    this.#items.clear();
+    return items;
+  }
 }
 
 /** Per shared space: what we know of the peer there, and what is in flight. */
@@ -164,6 +173,11 @@ class Link {
   readonly inFlight = new Map<number, Want>();
   /** Versions we refused from this peer, and it refused from us: not moved again. */
   readonly refused = new BoundedSet(MAX_REFUSALS);
+  /**
+   * Of those, the ones we refused because their author had no role here yet: asked again when
+   * `sys.*` changes here, since the grant may have arrived after them.
+   */
+  readonly ungranted = new BoundedSet(MAX_REFUSALS);
   /** The peer's last reason for refusing a version of ours, such as a host over its limits. */
   refusedWhy: string | undefined;
   reconciled = false;
@@ -235,7 +249,10 @@ export class Peer {
     const level =
       link.peerPrint !== undefined && toHex(link.peerPrint) === link.space.store.fingerprint();
     const outstanding =
-      link.wanted.length > 0 || link.inFlight.size > 0 || link.session !== undefined;
+      link.wanted.length > 0 ||
+      link.inFlight.size > 0 ||
+      link.session !== undefined ||
+      link.waiting.size > 0;
     const synced = (link.reconciled && !outstanding) || level;
     return {
       did: this.did,
@@ -493,13 +510,17 @@ export class Peer {
     return first && `space ${first.space} refused: ${first.reason}`.slice(0, 500);
   }
 
-  /** Names spaces shared since the handshake: membership here changed. */
+  /**
+   * Membership here changed: names spaces shared since the handshake, and asks again for the
+   * versions refused for want of a grant, which may have just arrived.
+   */
   reoffer(): void {
     if (!this.did || this.#closed) return;
     this.#inbox = this.#inbox
       .then(async () => {
         await this.#offer();
         await this.#link([...this.#peerOffered]);
+        for (const link of this.#links.values()) this.#askUngranted(link);
       })
       .catch((error) => this.close(String(error)));
   }
@@ -795,14 +816,26 @@ export class Peer {
       await this.#recheckWaiting(link, false);
   }
 
+  /** Refuses a version; without `why`, because its author has no role here by what we hold. */
   #refuse(link: Link, version: Version, why?: string): void {
     link.refused.add(version.id);
+    if (why === undefined) link.ungranted.add(version.id);
     this.#send({
       t: 'refuse',
       s: link.space.id,
       i: fromHex(version.id),
       w: why ?? `${version.author} may not write in this space`,
     });
+  }
+
+  /** Asks again for what was refused for want of a grant: what still lacks one is refused again. */
+  #askUngranted(link: Link): void {
+    const ids = link.ungranted.take();
+    for (const id of ids) {
+      link.refused.delete(id);
+      link.asked.delete(id);
+    }
+    if (ids.length > 0) this.#want(link, ids);
   }
 
   #wait(link: Link, version: Version): void {
