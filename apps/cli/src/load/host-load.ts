@@ -187,14 +187,13 @@ export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadRes
         if (record.body.w !== client.index) client.latencies.push(now - record.body.at);
       }
     };
-    // Clients, spread over the spaces, granted and invited by the owner; then the owner brings
-    // everything to the host and leaves, and the clients meet only the host.
+    // Clients, spread over the spaces, invited by the owner; then the owner brings everything to
+    // the host and leaves, and the clients meet only the host.
     for (let i = 0; i < options.clients; i++) {
       const space = spaces[i % spaces.length]!;
       const node = await createNode({ stores: memoryStores() });
-      // The owner's grant makes the client a writer whatever order others see things in; the
-      // invite carries the holders the owner allows, so the client names the space to the host.
-      await owner.spaces.setRole(space, node.did, 'writer');
+      // Invite only: the invite carries the holders the owner allows, so the client names the
+      // space to the host; each client learns the others' roles from their acceptances.
       await node.spaces.join(await owner.spaces.invite(space));
       const client: Client = {
         index: i,
