@@ -19,8 +19,9 @@ import { randomId, SPACE_ID } from './ids.js';
 import { decodeInvite, encodeInvite, MAX_INVITE_HOLDERS } from './invite-code.js';
 import { SigningKey } from './keys.js';
 import { ACCEPT_COLLECTION, didRecordId, MEMBER_COLLECTION, type Role } from './membership.js';
+import { heldMirroring } from './mirror/held-mirroring.js';
 import { mirroredFiles } from './mirror/node-files-view.js';
-import type { MirrorStatus } from './mirror/space-mirror.js';
+import type { MirroredSpace, MirrorStatus } from './mirror/space-mirror.js';
 import {
   type MirrorErrorListener,
   type ResolvedMirror,
@@ -247,7 +248,12 @@ export class MincaNode {
           for (const peer of this.#peers) peer.helloSoon(entry.id);
         });
         // Its files too, from the versions' clear `f`: with `fetchFiles: 'all'` it keeps them all.
-        await this.fileKeeper.opened(space);
+        const files = await this.fileKeeper.opened(space);
+        // Mirrored as a member's (spec 05 §16), with only a holder's checks (§7.3) and its policy.
+        space.subscribe(() => this.#mirrors.get(entry.id)?.changed());
+        await this.#startMirrors(
+          heldMirroring(space, files, (listener) => this.fileKeeper.subscribe(entry.id, listener)),
+        );
         return space;
       })();
       this.#held.set(entry.id, opening);
@@ -312,21 +318,14 @@ export class MincaNode {
           this.#mirrors.get(id)?.changed();
         });
         const files = await this.fileKeeper.opened(space);
-        const { mirrors, onError } = this.mirrorConfig;
-        if (mirrors.length > 0) {
-          const mirrored = {
-            id,
-            store,
-            key: space.entry.key,
-            mayTakeIn: (v: Version) => space.mayTakeIn(v),
-            takeIn: (v: readonly Version[]) => space.takeIn(v),
-            files: mirroredFiles(files, (listener) => this.fileKeeper.subscribe(id, listener)),
-          };
-          this.#mirrors.set(
-            id,
-            await SpaceMirrors.start(mirrored, this.stores, mirrors, onError, this.now),
-          );
-        }
+        await this.#startMirrors({
+          id,
+          store,
+          key: space.entry.key,
+          mayTakeIn: (v: Version) => space.mayTakeIn(v),
+          takeIn: (v: readonly Version[]) => space.takeIn(v),
+          files: mirroredFiles(files, (listener) => this.fileKeeper.subscribe(id, listener)),
+        });
         return space;
       })();
       this.#open.set(id, opening);
@@ -370,7 +369,7 @@ export class MincaNode {
      * next timer. Rejects with the first mirror's failure, after every mirror ran.
      */
     syncMirrors: async (id: string): Promise<void> => {
-      await this.#space(id);
+      await this.#syncSpace(id); // held without its key too
       await this.#mirrors.get(id)?.sync();
     },
     /** The ids of every space known here. */
@@ -534,6 +533,7 @@ export class MincaNode {
       this.#held.delete(id);
       const space = await opening?.catch(() => undefined);
       if (space) await this.fileKeeper.closed(id);
+      await this.#closeMirrors(id);
       await space?.store.close();
     },
     /** Grants `did` a role in the space. Only the owner's grants count. */
@@ -595,6 +595,16 @@ export class MincaNode {
     await space.accept(inviteKey);
     await this.#sharing.update(space.id);
     return { id: space.id, owner: space.entry.owner };
+  }
+
+  /** Starts the node's mirrors of an open or held space, if it has any. */
+  async #startMirrors(space: MirroredSpace): Promise<void> {
+    const { mirrors, onError } = this.mirrorConfig;
+    if (mirrors.length === 0) return;
+    this.#mirrors.set(
+      space.id,
+      await SpaceMirrors.start(space, this.stores, mirrors, onError, this.now),
+    );
   }
 
   /** Pushes what is left to the space's mirrors, and stops them. */

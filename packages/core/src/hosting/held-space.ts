@@ -81,8 +81,15 @@ export class HeldSpace {
     return false;
   }
 
-  /** The policy's reason to refuse these versions from `peer`, if it has one. */
-  async refusal(peer: string, versions: readonly Version[]): Promise<string | undefined> {
+  /**
+   * The policy's reason to refuse these versions from `peer`, if it has one; `fromMirror` when
+   * a mirror brings them (`peer` is then the DID that first offered the space).
+   */
+  async refusal(
+    peer: string,
+    versions: readonly Version[],
+    fromMirror = false,
+  ): Promise<string | undefined> {
     if (!this.policy.acceptData) return undefined;
     const fresh = versions.filter((v) => !this.store.hasVersion(v.collection, v.id));
     if (fresh.length === 0) return undefined;
@@ -92,6 +99,7 @@ export class HeldSpace {
       versions: fresh.length,
       bytes: fresh.reduce((n, v) => n + v.bytes.length, 0),
       held: { versions: this.store.versionCount(), bytes: this.bytes },
+      ...(fromMirror ? { mirror: true } : {}),
     });
     return reason === undefined ? undefined : String(reason).slice(0, 500);
   }

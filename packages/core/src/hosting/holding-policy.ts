@@ -17,8 +17,13 @@ export interface SpaceOffer {
 /** Versions a peer sends for a held space, before they are stored. */
 export interface DataOffer {
   space: string;
-  /** The DID of the peer sending them. */
+  /**
+   * The DID of the peer sending them; when a mirror brings them (`mirror`), the DID that first
+   * offered the space, whose account they count against.
+   */
   peer: string;
+  /** True when the versions come from one of the node's mirrors (spec 05 §16), not a peer. */
+  mirror?: true;
   /** How many new versions, and their bytes. */
   versions: number;
   bytes: number;

@@ -1,0 +1,68 @@
+// `minca host` with an S3 bucket configured mirrors the spaces it holds without their key: a
+// real `minca` host process and a real S3-compatible server (s3rver), both on 127.0.0.1.
+import { join } from 'node:path';
+import { createS3BlobStore } from '@minca/s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3rverProcess } from '../../../packages/s3/test/s3rver-process.mjs';
+import { mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+
+const BUCKET = 'minca-host';
+// s3rver's own account.
+const KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const temps: Array<{ dir: string; remove(): Promise<void> }> = [];
+let a: string;
+let h: string;
+let host: Running | undefined;
+let s3: { endpoint: string; close(): Promise<void> } | undefined;
+beforeAll(async () => {
+  for (const name of ['a', 'h']) temps.push(await tempHome(name));
+  [a, h] = temps.map((t) => t.dir) as [string, string];
+  s3 = await startS3rverProcess(BUCKET);
+});
+afterAll(async () => {
+  await host?.stop();
+  await s3?.close();
+  for (const t of temps) await t.remove();
+});
+
+describe('a host with an S3 mirror', () => {
+  it('pushes the segments of a space it holds to the bucket', async () => {
+    const data = join(h, 'data');
+    const { did } = await mincaJson<{ did: string }>(a, ['init']);
+    await mincaJson(h, [
+      'host',
+      'subscription',
+      'add',
+      did,
+      '--spaces',
+      '1',
+      '--bytes',
+      '10MiB',
+      '--data',
+      data,
+    ]);
+    host = await startMinca(h, ['host', '--port', '0', '--data', data], {
+      env: {
+        MINCA_S3_ENDPOINT: s3!.endpoint,
+        MINCA_S3_BUCKET: BUCKET,
+        MINCA_S3_ACCESS_KEY_ID: KEYS.accessKeyId,
+        MINCA_S3_SECRET_ACCESS_KEY: KEYS.secretAccessKey,
+      },
+    });
+    expect(host.first.mirror).toBe(true);
+    const url = host.first.url as string;
+    const space = (await mincaJson<{ id: string }>(a, ['space', 'create'])).id;
+    await mincaJson(a, ['space', 'allow', space, url]);
+    for (let i = 0; i < 3; i++) await mincaJson(a, ['put', space, 'app.post', `{"i":${i}}`]);
+    await mincaJson(a, ['sync', url, '--timeout', '30']);
+
+    // Stopping pushes what is left: the segments are in the bucket under the host's writer.
+    expect(await host.stop()).toBe(0);
+    host = undefined;
+    const bucket = createS3BlobStore({ endpoint: s3!.endpoint, bucket: BUCKET, ...KEYS });
+    const keys = await bucket.list(`${space}/`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys)
+      expect(key).toMatch(/^[a-z2-7]{26}\/[a-z2-7]{26}\/\d{10}-[0-9a-f]{16}$/);
+  });
+});
