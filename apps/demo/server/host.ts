@@ -1,30 +1,18 @@
 /**
- * A local host for the demo: a node over SQLite in a folder, syncing with every browser that
- * connects over WebSocket. Until hosts hold spaces without their key (issue #3) and the CLI's
- * `minca host` (issue #8) land, it holds a space as a reader: a space's owner POSTs it an
- * invite code at `/hold`, `GET /hold/<space id>` says whether it holds one (`{"held":true}`), and `GET /hold` gives its DID.
+ * The demo's local host is the CLI's `minca host` (apps/cli, built), run as a child process
+ * with its SQLite data in a folder. It holds spaces without their key (spec 05 §7.3) for the
+ * accounts it has a subscription for (spec 06): the demo adds one for each account of a
+ * browser that asks (`subscribe`), as a local host for one's own browsers may.
  */
-import { mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import {
-  createNode,
-  createWebSocketTransport,
-  isMincaError,
-  type MincaNode,
-  type WebSocketLike,
-} from '@minca/core';
-import { sqliteStores } from '@minca/sqlite';
-import Database from 'better-sqlite3';
-import { WebSocketServer } from 'ws';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** An invite code is a few hundred bytes; anything far larger is not one. */
-const MAX_INVITE_BYTES = 16 * 1024;
-const SPACE_PATH = /^\/hold\/([a-z2-7]{26})$/;
+const DID = /^did:key:z[1-9A-HJ-NP-Za-km-z]{40,60}$/;
 
 export interface HostOptions {
-  /** Folder of the host's SQLite database (`host.sqlite`); made when missing. */
+  /** The host's data folder (`host.sqlite`, `host.key`); made when missing. */
   dataDir: string;
   /** 0 (the default) takes a free port. */
   port?: number;
@@ -32,85 +20,99 @@ export interface HostOptions {
 }
 
 export interface RunningHost {
-  node: MincaNode;
+  /** The host's DID, which owners let hold their spaces. */
+  did: string;
   port: number;
   /** `ws://host:port` */
   url: string;
+  dataDir: string;
+  /** Lets the account `did` keep spaces on the host (once per DID while this runs). */
+  subscribe(did: string): Promise<void>;
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+/** apps/cli/dist/main.js, found from here (server/ in source, dist/server/ when built). */
+export function cliMain(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const main = join(dir, 'cli', 'dist', 'main.js');
+    if (existsSync(main)) return main;
+    dir = dirname(dir);
+  }
+  throw new Error('apps/cli is not built: run pnpm --filter @minca/cli build');
+}
+
+function cli(main: string, home: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (part: Buffer) => {
-      size += part.length;
-      if (size > limit) {
-        resolve(undefined);
-        req.destroy();
-      } else parts.push(part);
-    });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
+    execFile(
+      process.execPath,
+      [main, '--json', ...args],
+      { env: { ...process.env, MINCA_HOME: home } },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+    );
   });
 }
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(options.dataDir, 'host.sqlite'));
-  // A host fetches and keeps every file, so a browser reads one while its writer is away.
-  const node = await createNode({ stores: sqliteStores(db), fetchFiles: 'all' });
-  const hostname = options.hostname ?? '127.0.0.1';
-
-  const answer = (res: ServerResponse, status: number, text: string) => {
-    res.writeHead(status, {
-      'content-type': 'text/plain; charset=utf-8',
-      // The page comes from the app's server, on another port.
-      'access-control-allow-origin': '*',
+  const main = cliMain();
+  // The CLI's own settings stay inside the demo's data folder.
+  const home = join(options.dataDir, 'cli-home');
+  const args = ['--json', 'host', '--data', options.dataDir, '--port', String(options.port ?? 0)];
+  args.push('--bind', options.hostname ?? '127.0.0.1');
+  const child: ChildProcess = spawn(process.execPath, [main, ...args], {
+    env: { ...process.env, MINCA_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started = await new Promise<{ url: string; did: string }>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (part: Buffer) => {
+      out += part.toString('utf8');
+      const line = out.split('\n').find((l) => l.trim().startsWith('{'));
+      if (line && out.includes('\n')) {
+        try {
+          resolve(JSON.parse(line) as { url: string; did: string });
+        } catch {
+          // not the whole line yet
+        }
+      }
     });
-    res.end(text);
-  };
-  const http = createServer(async (req, res) => {
-    try {
-      if (req.method === 'GET' && req.url === '/hold') return answer(res, 200, node.did);
-      const space = SPACE_PATH.exec(req.url ?? '')?.[1];
-      if (req.method === 'GET' && space) {
-        const held = (await node.spaces.list()).includes(space);
-        return answer(res, 200, JSON.stringify({ held }));
-      }
-      if (req.method === 'POST' && req.url === '/hold') {
-        const code = await readBody(req, MAX_INVITE_BYTES);
-        if (code === undefined) return answer(res, 413, 'an invite code is smaller than that');
-        const joined = await node.spaces.join(code.trim());
-        return answer(res, 201, joined.id);
-      }
-      if (req.method === 'OPTIONS') return answer(res, 204, '');
-      answer(res, 404, 'not found');
-    } catch (error) {
-      // A bad code from a browser: say why, and keep going.
-      if (isMincaError(error)) answer(res, 400, `${error.code}: ${error.message}`);
-      else answer(res, 500, 'the host failed');
-    }
+    child.stderr?.on('data', (part: Buffer) => {
+      err += part.toString('utf8');
+    });
+    child.once('exit', (code) => reject(new Error(`minca host exited (${code}): ${err.trim()}`)));
   });
-  const sockets = new WebSocketServer({ server: http, maxPayload: 8 * 1024 * 1024 });
-  sockets.on('connection', (socket) => {
-    node.connect(createWebSocketTransport(socket as unknown as WebSocketLike));
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, hostname, () => resolve());
-  });
-  const port = (http.address() as AddressInfo).port;
+  child.stderr?.on('data', (part: Buffer) => process.stderr.write(part));
+  const port = Number(new URL(started.url).port);
+  const subscribed = new Map<string, Promise<void>>();
   return {
-    node,
+    did: started.did,
     port,
-    url: `ws://${hostname}:${port}`,
+    url: started.url,
+    dataDir: options.dataDir,
+    subscribe(did) {
+      if (!DID.test(did)) return Promise.reject(new Error('not an account DID'));
+      let done = subscribed.get(did);
+      if (!done) {
+        done = cli(main, home, [
+          'host',
+          'subscription',
+          'add',
+          did,
+          '--data',
+          options.dataDir,
+        ]).then(() => undefined);
+        done.catch(() => subscribed.delete(did));
+        subscribed.set(did, done);
+      }
+      return done;
+    },
     async close() {
-      for (const client of sockets.clients) client.terminate();
-      await new Promise<void>((resolve) => sockets.close(() => resolve()));
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-      await node.close();
-      db.close();
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
     },
   };
 }

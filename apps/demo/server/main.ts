@@ -21,10 +21,10 @@ const { values } = parseArgs({
 const host = await startHost({ dataDir: values.data, port: Number(values['host-port']) });
 const app = await serveApp({
   root: resolve(here, '../app'),
-  hostPort: host.port,
+  host: () => host,
   port: Number(values.port),
 });
-console.log(`minca host: ${host.url} (data in ${values.data})`);
+console.log(`minca host: ${host.url}, ${host.did} (data in ${values.data})`);
 console.log(`minca demo: ${app.url}`);
 
 const stop = async () => {

@@ -1,8 +1,10 @@
 /**
- * Serves the built app (dist/app) and `/config.json`, which tells the page where its host is.
+ * Serves the built app (dist/app), `/config.json`, which tells the page where its host is and
+ * who it is, and `POST /subscribe` (an account's DID as the body), which lets that account keep
+ * spaces on the local host.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 
@@ -16,31 +18,71 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
+function answer(res: ServerResponse, status: number, text: string) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (part: Buffer) => {
+      size += part.length;
+      if (size > limit) {
+        resolve(undefined);
+        req.destroy();
+      } else parts.push(part);
+    });
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
 export interface AppServer {
   port: number;
   url: string;
   close(): Promise<void>;
 }
 
-/** `hostPort` is where the host listens, on the same machine as the page's server. */
+/** The local host as the page's server sees it (see host.ts). */
+export interface AppHost {
+  port: number;
+  did: string;
+  subscribe(did: string): Promise<void>;
+}
+
+/** A DID is about 56 characters; anything far larger is not one. */
+const MAX_DID_BYTES = 256;
+
+/** `host` listens on the same machine as the page's server. */
 export async function serveApp(options: {
   root: string;
-  hostPort: number | undefined;
+  host: () => AppHost | undefined;
   port?: number;
   hostname?: string;
 }): Promise<AppServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const running = options.host();
+    if (path === '/subscribe' && req.method === 'POST') {
+      const did = await readBody(req, MAX_DID_BYTES);
+      if (!running) return answer(res, 503, 'no host');
+      if (did === undefined) return answer(res, 413, 'a DID is shorter than that');
+      try {
+        await running.subscribe(did.trim());
+        return answer(res, 204, '');
+      } catch (error) {
+        return answer(res, 400, (error as Error).message);
+      }
+    }
     if (path === '/config.json') {
       const at = (req.headers.host ?? hostname).replace(/:\d+$/, '');
       const host =
-        options.hostPort === undefined
+        running === undefined
           ? undefined
-          : {
-              sync: `ws://${at}:${options.hostPort}`,
-              hold: `http://${at}:${options.hostPort}/hold`,
-            };
+          : { sync: `ws://${at}:${running.port}`, did: running.did, subscribe: '/subscribe' };
       res.writeHead(200, { 'content-type': TYPES['.json'], 'cache-control': 'no-store' });
       return res.end(JSON.stringify({ host }));
     }

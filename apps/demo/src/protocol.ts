@@ -76,8 +76,10 @@ export interface SyncView {
 export interface HostConfig {
   /** The host's WebSocket URL. */
   sync: string;
-  /** Where a space's owner hands the host an invite, so it holds the space. */
-  hold: string;
+  /** The host's DID: a space's owner lets it hold the space (`spaces.allowHolder`). */
+  did: string;
+  /** Where the demo's server takes an account's DID, to let it keep spaces on the host. */
+  subscribe: string;
 }
 
 /** What opens a node: the account, and where its host is. */
@@ -88,7 +90,10 @@ export interface OpenRequest {
   limits?: FileLimitsView;
 }
 
-/** An invite: the code, and the owner's grant of the host's role as a ticket's text. */
+/**
+ * An invite: the code (which carries the owner's `sys.holder` records, so the joiner knows the
+ * host). `host` was the reader host's grant in older links; it is read and ignored.
+ */
 export interface Invite {
   code: string;
   host?: string;

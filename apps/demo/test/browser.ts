@@ -2,13 +2,14 @@
  * Test fixtures: the app built once, a host, the app's server, and Debian's Chromium through
  * playwright-core (nothing downloaded), headless with the flags TOOLCHAIN.md gives.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { build } from 'vite';
-import { type RunningHost, startHost } from '../server/host.ts';
+import { cliMain, type RunningHost, startHost } from '../server/host.ts';
 import { type AppServer, serveApp } from '../server/serve-app.ts';
 
 export const CHROMIUM = process.env.MINCA_CHROMIUM ?? '/usr/bin/chromium';
@@ -45,6 +46,18 @@ export function launch(): Promise<Browser> {
   });
 }
 
+/** `minca host status --json` of a stopped host's data folder: the spaces it holds. */
+export function heldSpaces(dataDir: string): Promise<Array<{ id: string; versions: number }>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [cliMain(), '--json', 'host', 'status', '--data', dataDir],
+      { env: { ...process.env, MINCA_HOME: join(dataDir, 'cli-home') } },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(JSON.parse(stdout))),
+    );
+  });
+}
+
 export interface Stack {
   host: RunningHost;
   app: AppServer;
@@ -57,7 +70,7 @@ export interface Stack {
 export async function startStack(root: string): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'minca-demo-host-'));
   let host = await startHost({ dataDir });
-  const app = await serveApp({ root, hostPort: host.port });
+  const app = await serveApp({ root, host: () => host });
   return {
     get host() {
       return host;

@@ -130,7 +130,7 @@ export async function renderSpaces(
   const fail = (e: unknown) => (error.textContent = (e as Error).message);
   const [nameLabel, nameInput] = field('space-name', 'Name', { required: true });
   const [codeLabel, codeInput] = field('invite-code', 'Invite code or link', { required: true });
-  // A pasted link carries the host's grant too; a bare code doesn't.
+  // Older links carried the reader host's grant as `host`: still parsed, no longer needed.
   let hostPart = invite?.host;
   if (invite) codeInput.value = invite.code;
   const spaces = await client.call('spaces');

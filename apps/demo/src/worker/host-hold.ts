@@ -1,42 +1,36 @@
 /**
- * Until hosts hold spaces without their key (issue #3), the demo's host holds a space as a
- * reader. Its owner grants the host's DID the reader role (`sys.member`), then hands the host
- * an invite over HTTP, once. The grant also travels in invite links (a {@link SpaceTicket} of
- * the host's grant, see host-ticket.ts), so a joiner knows the host is a member and syncs
- * through it before it ever met the owner.
+ * The local host is the CLI's `minca host`: it holds a space without its key (spec 05 §7.3).
+ * Its owner lets the host's DID hold it (`spaces.allowHolder`); the host keeps it under the
+ * owner's subscription, which the demo's server adds for every account of this browser
+ * (`POST /subscribe`, the account's DID as the body) before the account first connects.
  */
 import { MincaError, type MincaNode } from '@minca/core';
 import type { HostConfig } from '../protocol.js';
 
-const held = new Set<string>();
-let hostDid: Promise<string> | undefined;
+const HOLDER_COLLECTION = 'sys.holder';
+const subscribed = new Map<string, Promise<void>>();
 
-/** The host's DID, as it says at `GET /hold`. */
-export function hostDidOf(host: HostConfig): Promise<string> {
-  hostDid ??= fetch(host.hold).then(async (answer) => {
-    const did = (await answer.text()).trim();
-    if (!answer.ok || !did.startsWith('did:key:')) {
-      hostDid = undefined;
-      throw new MincaError('unavailable', 'the host did not say who it is');
-    }
-    return did;
-  });
-  return hostDid;
+/** Asks the demo's server to let `did` keep spaces on the local host (once per worker). */
+export function subscribe(host: HostConfig, did: string): Promise<void> {
+  let done = subscribed.get(did);
+  if (!done) {
+    done = fetch(host.subscribe, { method: 'POST', body: did }).then(async (answer) => {
+      if (!answer.ok) {
+        subscribed.delete(did);
+        throw new MincaError('unavailable', `the host refused: ${await answer.text()}`);
+      }
+    });
+    subscribed.set(did, done);
+  }
+  return done;
 }
 
-export async function askHostToHold(node: MincaNode, host: HostConfig, space: string) {
-  if (held.has(space)) return;
-  const did = await hostDidOf(host);
-  const known = await fetch(`${host.hold}/${space}`);
-  if (known.ok && ((await known.json()) as { held?: unknown }).held === true) {
-    held.add(space);
-    return;
-  }
-  const code = await node.spaces.invite(space, { role: 'reader' });
-  const answer = await fetch(host.hold, { method: 'POST', body: code });
-  if (!answer.ok) throw new MincaError('unavailable', `the host refused: ${await answer.text()}`);
-  // The grant comes after the host joined: a peer that named a space to the host before the
-  // host held it is not asked again (core's sync offers each space once per connection).
-  await node.spaces.setRole(space, did, 'reader');
-  held.add(space);
+/** Lets the host hold `space` (owner only), unless it may already. */
+export async function letHostHold(node: MincaNode, host: HostConfig, space: string) {
+  const { owner } = await node.spaces.open(space);
+  if (owner !== node.did) return;
+  const id = host.did.slice('did:key:'.length);
+  const now = await node.records.get(space, HOLDER_COLLECTION, id).catch(() => undefined);
+  if (now) return;
+  await node.spaces.allowHolder(space, host.did, 'host');
 }

@@ -37,8 +37,7 @@ import type {
   SpaceView,
   SyncView,
 } from '../protocol.js';
-import { askHostToHold, hostDidOf } from './host-hold.js';
-import { decodeTicket, encodeTicket } from './host-ticket.js';
+import { letHostHold, subscribe } from './host-hold.js';
 import {
   ABOUT_ID,
   imageBody,
@@ -114,7 +113,20 @@ export class NodeService implements NodeApi {
     const host = this.#host;
     if (!host || !this.#online) return;
     const node = this.#n;
-    this.#connection = keepConnected(
+    // The host keeps this account's spaces once it has a subscription: ask for one first.
+    let closed = false;
+    const start = () => (closed ? undefined : this.#connect(host, node));
+    const connection = subscribe(host, node.did).then(start, start);
+    this.#connection = {
+      close: () => {
+        closed = true;
+        void connection.then((c) => c?.close());
+      },
+    };
+  }
+
+  #connect(host: HostConfig, node: MincaNode) {
+    return keepConnected(
       () => new WebSocket(host.sync) as unknown as WebSocketLike,
       (transport) => {
         node.connect(transport);
@@ -136,7 +148,7 @@ export class NodeService implements NodeApi {
     if (!host) return;
     for (const id of await this.#n.spaces.list()) {
       const { owner } = await this.#n.spaces.open(id);
-      if (owner === this.#n.did) await askHostToHold(this.#n, host, id).catch(() => undefined);
+      if (owner === this.#n.did) await letHostHold(this.#n, host, id).catch(() => undefined);
     }
   }
 
@@ -181,32 +193,19 @@ export class NodeService implements NodeApi {
       { name: name.trim() || 'A space' },
       { id: ABOUT_ID },
     );
-    if (this.#connected > 0 && this.#host) {
-      await askHostToHold(this.#n, this.#host, id).catch(() => undefined);
-    }
+    if (this.#host) await letHostHold(this.#n, this.#host, id).catch(() => undefined);
     return this.#view(id);
   }
 
   async invite(space: string): Promise<Invite> {
-    const code = await this.#n.spaces.invite(space, { role: 'writer' });
-    const host = this.#host;
-    if (!host) return { code };
-    // The host's grant goes with the code, once the host holds the space.
-    try {
-      await askHostToHold(this.#n, host, space);
-      const ticket = await this.#n.spaces.share(space, await hostDidOf(host));
-      return { code, host: encodeTicket(ticket) };
-    } catch {
-      return { code };
-    }
+    // The owner's sys.holder versions travel in the code (spec 05 §7.2): a joiner names the
+    // space to the host before it ever met the owner.
+    if (this.#host) await letHostHold(this.#n, this.#host, space).catch(() => undefined);
+    return { code: await this.#n.spaces.invite(space, { role: 'writer' }) };
   }
 
-  async join(code: string, host: string | undefined): Promise<SpaceView> {
-    const ticket = host ? decodeTicket(host) : undefined;
+  async join(code: string, _host: string | undefined): Promise<SpaceView> {
     const { id } = await this.#n.spaces.join(code.trim());
-    // After the invite is accepted: knowing the host is a member now, the node names the space
-    // to it, with its acceptance as its credential.
-    if (ticket && ticket.id === id) await this.#n.spaces.join(ticket);
     return this.#view(id);
   }
 
