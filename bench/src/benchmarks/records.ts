@@ -36,7 +36,7 @@ async function once(): Promise<Run> {
   start = performance.now();
   for (let i = 0; i < COUNT; i++) {
     const body = seal(spaceKey, encodeCbor({ text: `post ${i}`, n: i }));
-    hashId(key.sign(body));
+    hashId(await key.sign(body));
   }
   const floor = COUNT / ((performance.now() - start) / 1000);
   return { put, get, list, floor };

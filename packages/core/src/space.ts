@@ -61,6 +61,8 @@ export class OpenSpace {
   /** Hosts and carriers the owner lets hold the space; recomputed after `sys.*` changes. */
   #holders: Map<string, HolderKind> | undefined;
   #accessKey: SigningKey | undefined;
+  /** This node's writes here, in order (see #serialized). */
+  #writes: Promise<void> = Promise.resolve();
   /** Called as soon as a change to `sys.*` is stored: who the space is shared with may differ. */
   onSharingChange: (() => void) | undefined;
 
@@ -220,16 +222,19 @@ export class OpenSpace {
 
   /** Takes the role invite `inviteKey` offers, writing this node's `sys.accept`. */
   async accept(inviteKey: SigningKey): Promise<Role> {
-    const body = { did: this.key.did, proof: inviteKey.sign(acceptProof(this.id, this.key.did)) };
-    const version = this.#seal(ACCEPT_COLLECTION, didRecordId(inviteKey.did), body);
-    const role = await acceptedRole(this.#facts, version);
-    if (!role)
-      throw new MincaError(
-        'not_authorized',
-        'the invite is not offered in this space, or was withdrawn',
-      );
-    await this.takeIn([version]);
-    return role;
+    const proof = await inviteKey.sign(acceptProof(this.id, this.key.did));
+    return this.#serialized(async () => {
+      const body = { did: this.key.did, proof };
+      const version = await this.#seal(ACCEPT_COLLECTION, didRecordId(inviteKey.did), body);
+      const role = await acceptedRole(this.#facts, version);
+      if (!role)
+        throw new MincaError(
+          'not_authorized',
+          'the invite is not offered in this space, or was withdrawn',
+        );
+      await this.takeIn([version]);
+      return role;
+    });
   }
 
   /**
@@ -284,13 +289,28 @@ export class OpenSpace {
         `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
       );
     }
-    const version = this.#seal(collection, id, body);
-    await this.takeIn([version]);
-    return version;
+    return this.#serialized(async () => {
+      const version = await this.#seal(collection, id, body);
+      await this.takeIn([version]);
+      return version;
+    });
+  }
+
+  /**
+   * Runs this node's writes here one after another, so a write reads the heads the one before it
+   * left (signing is async: two puts of a record must not both supersede the same heads).
+   */
+  #serialized<T>(write: () => Promise<T>): Promise<T> {
+    const done = this.#writes.then(write);
+    this.#writes = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
   }
 
   /** A new version of record `id` superseding its heads, signed by this node. */
-  #seal(collection: string, id: string, body: BodyValue | null): Version {
+  #seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
     const heads = [...(this.store.collection(collection)?.records.get(id)?.heads ?? [])];
     return createVersion(
       {

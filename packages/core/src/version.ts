@@ -70,7 +70,11 @@ function bodyAad(e: Pick<Envelope, 's' | 'c' | 'r' | 't' | 'a'>): Uint8Array {
 }
 
 /** Seals, signs and encodes a new version. */
-export function createVersion(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Version {
+export async function createVersion(
+  draft: VersionDraft,
+  spaceKey: Uint8Array,
+  key: SigningKey,
+): Promise<Version> {
   if (draft.files.length > MAX_FILES) {
     throw new MincaError(
       'too_large',
@@ -100,7 +104,7 @@ export function createVersion(draft: VersionDraft, spaceKey: Uint8Array, key: Si
     b = seal(spaceKey, plain, bodyAad(header));
   }
   const unsigned: Envelope = { ...header, b };
-  const g = key.sign(signedBytes(unsigned));
+  const g = await key.sign(signedBytes(unsigned));
   // Built and signed here, so the checks made of outside bytes can be skipped.
   return decodeVersion(encodeCbor({ ...unsigned, g }), { trusted: true });
 }

@@ -39,7 +39,7 @@ async function liar(
   node: MincaNode,
   key: SigningKey,
   space: string,
-  prove: (peerNonce: Uint8Array, nonce: Uint8Array, peer: string) => [string, Uint8Array],
+  prove: (peerNonce: Uint8Array, nonce: Uint8Array, peer: string) => Promise<[string, Uint8Array]>,
   credentials: Uint8Array[] = [],
 ) {
   const [mine, theirs] = createMemoryTransportPair();
@@ -50,20 +50,23 @@ async function liar(
     received.push(m);
     if (m.t === 'hi') {
       const signed = encodeCbor(['minca/handshake/v1', key.did, m.d, m.n, nonce]);
-      mine.send(encodeMessage({ t: 'auth', g: key.sign(signed) }));
-      const [access, proof] = prove(m.n, nonce, m.d);
-      setTimeout(
-        () =>
-          mine.send(
-            encodeMessage({
-              t: 'spaces',
-              s: [space],
-              p: [[space, access, proof]],
-              ...(credentials.length > 0 ? { a: credentials } : {}),
-            }),
-          ),
-        0,
-      );
+      // Signing is async: the auth goes once signed, the spaces (with their proof) after it.
+      void (async () => {
+        mine.send(encodeMessage({ t: 'auth', g: await key.sign(signed) }));
+        const [access, proof] = await prove(m.n, nonce, m.d);
+        setTimeout(
+          () =>
+            mine.send(
+              encodeMessage({
+                t: 'spaces',
+                s: [space],
+                p: [[space, access, proof]],
+                ...(credentials.length > 0 ? { a: credentials } : {}),
+              }),
+            ),
+          0,
+        );
+      })();
     }
   };
   mine.send(encodeMessage({ t: 'hi', v: 1, d: key.did, n: nonce }));
@@ -77,7 +80,7 @@ describe('a holder lets in only peers that prove the space', () => {
     const access = spaceAccessKey(space, key);
     const someone = SigningKey.generate();
     // A version of the space, validly signed by its author, passed off as a credential.
-    const smuggled = createVersion(
+    const smuggled = await createVersion(
       {
         space,
         collection: 'sys.member',
@@ -95,16 +98,18 @@ describe('a holder lets in only peers that prove the space', () => {
       host,
       someone,
       space,
-      (peerNonce, nonce, peer) => [
+      async (peerNonce, nonce, peer) => [
         access.did,
-        SigningKey.generate().sign(accessProofBytes(space, someone.did, peer, peerNonce, nonce)),
+        await SigningKey.generate().sign(
+          accessProofBytes(space, someone.did, peer, peerNonce, nonce),
+        ),
       ],
       [smuggled.bytes],
     );
     // The real access key, but over another connection's nonces: a replay.
-    const replayed = await liar(host, someone, space, (_peerNonce, nonce, peer) => [
+    const replayed = await liar(host, someone, space, async (_peerNonce, nonce, peer) => [
       access.did,
-      access.sign(accessProofBytes(space, someone.did, peer, randomBytes(32), nonce)),
+      await access.sign(accessProofBytes(space, someone.did, peer, randomBytes(32), nonce)),
     ]);
     for (const { peer } of [forged, replayed]) {
       await until(() => peer.endReason !== undefined, 5000, 'the cut-off');
@@ -120,12 +125,15 @@ describe('a holder lets in only peers that prove the space', () => {
     const { host, space, key, before } = await setup();
     const access = spaceAccessKey(space, key);
     const member = SigningKey.generate();
-    const prove = (peerNonce: Uint8Array, nonce: Uint8Array, peer: string) =>
-      [access.did, access.sign(accessProofBytes(space, member.did, peer, peerNonce, nonce))] as [
-        string,
-        Uint8Array,
-      ];
-    const good = createVersion(
+    const prove = async (
+      peerNonce: Uint8Array,
+      nonce: Uint8Array,
+      peer: string,
+    ): Promise<[string, Uint8Array]> => [
+      access.did,
+      await access.sign(accessProofBytes(space, member.did, peer, peerNonce, nonce)),
+    ];
+    const good = await createVersion(
       {
         space,
         collection: 'app.post',
@@ -142,7 +150,7 @@ describe('a holder lets in only peers that prove the space', () => {
     const bytes = good.bytes.slice();
     const tail = encodeCbor({ p: [], r: 'forged', s: space, t: good.timestamp, v: 1 }).length - 1;
     bytes[bytes.length - tail - 10]! ^= 1; // inside the signature: it no longer verifies
-    const other = createVersion(
+    const other = await createVersion(
       { ...good, space: 'aaaaaaaaaaaaaaaaaaaaaaaaaa', record: 'elsewhere', body: { x: 1 } },
       randomKey(),
       member,

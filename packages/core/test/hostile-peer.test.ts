@@ -46,14 +46,17 @@ async function handRolled(node: MincaNode, key: SigningKey, spaces: string[]) {
   let closedWith: string | undefined;
   mine.onClose = (reason) => (closedWith = reason);
   const nonce = randomBytes(32);
+  // Signing is async: our auth goes once signed, and our spaces only after it.
+  let authSent: Promise<void> = Promise.resolve();
   mine.onMessage = (frame) => {
     const m = decodeMessage(frame);
     received.push(m);
     if (m.t === 'hi') {
       const signed = encodeCbor(['minca/handshake/v1', key.did, m.d, m.n, nonce]);
-      mine.send(encodeMessage({ t: 'auth', g: key.sign(signed) }));
+      authSent = key.sign(signed).then((g) => mine.send(encodeMessage({ t: 'auth', g })));
     }
-    if (m.t === 'auth') mine.send(encodeMessage({ t: 'spaces', s: spaces }));
+    if (m.t === 'auth')
+      void authSent.then(() => mine.send(encodeMessage({ t: 'spaces', s: spaces })));
   };
   mine.send(encodeMessage({ t: 'hi', v: 1, d: key.did, n: nonce }));
   const peer: Peer = node.connect(theirs);
@@ -115,7 +118,7 @@ describe('a hostile peer', () => {
   it('sending a forged signature is cut off', async () => {
     const ctx = await setup();
     const evil = await handRolled(ctx.owner, ctx.evil, [ctx.space]);
-    const v = forge(ctx);
+    const v = await forge(ctx);
     const bytes = v.bytes.slice();
     bytes[bytes.length - 1]! ^= 1; // the signature's last byte
     evil.send({ t: 'vers', s: ctx.space, v: [bytes] });
@@ -125,7 +128,7 @@ describe('a hostile peer', () => {
   it('sending a version sealed under another key is cut off', async () => {
     const ctx = await setup();
     const evil = await handRolled(ctx.owner, ctx.evil, [ctx.space]);
-    evil.send({ t: 'vers', s: ctx.space, v: [forge(ctx, {}, randomKey()).bytes] });
+    evil.send({ t: 'vers', s: ctx.space, v: [(await forge(ctx, {}, randomKey())).bytes] });
     await expectCutOff(ctx, evil, /does not open/);
   });
 
@@ -133,7 +136,7 @@ describe('a hostile peer', () => {
     const ctx = await setup();
     const evil = await handRolled(ctx.owner, ctx.evil, [ctx.space]);
     const stranger = SigningKey.generate();
-    const v = forge(ctx, {}, ctx.ticket.key, stranger);
+    const v = await forge(ctx, {}, ctx.ticket.key, stranger);
     evil.send({ t: 'vers', s: ctx.space, v: [v.bytes] });
     // It waits while a grant may be on its way; once the session is past sys.*, it is refused.
     await new Promise((r) => setTimeout(r, 50));
@@ -190,7 +193,7 @@ describe('a hostile peer', () => {
       fromHex(r.version),
     );
     for (let q = 0; q < 500; q++) evil.send({ t: 'want', s: ctx.space, q, i: ids });
-    const mine = forge(ctx, { record: 'mine' });
+    const mine = await forge(ctx, { record: 'mine' });
     for (let i = 0; i < 50; i++) evil.send({ t: 'vers', s: ctx.space, v: [mine.bytes] }); // the same version, replayed
     connect(ctx.owner, ctx.honest);
     await converged([ctx.owner, ctx.honest], ctx.space);

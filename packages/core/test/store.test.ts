@@ -60,7 +60,7 @@ describe('the store in memory', () => {
     const store = await Store.open(adapter);
     expect(calls).toEqual(['list v/']);
     await store.commit({
-      versions: [version('a', 1)],
+      versions: [await version('a', 1)],
       entries: [{ key: 'x', value: new Uint8Array([1]) }],
     });
     expect(await store.get('x')).toEqual(new Uint8Array([1]));
@@ -89,7 +89,7 @@ describe('the store in memory', () => {
     const factory = fakeStores();
     const cache = new LruBodyCache(10);
     const first = await Store.open(await factory.open('s'), { bodyCache: cache });
-    const v = version('a', 1);
+    const v = await version('a', 1);
     await first.commit({ versions: [v] });
     expect(cache.get(v.id)).toEqual(v.bytes);
 
@@ -99,7 +99,7 @@ describe('the store in memory', () => {
     expect(inst.calls.some((c) => c.startsWith('getVersion'))).toBe(false);
 
     // Another writer adds a version: unseen until invalidate.
-    const w = version('b', 2);
+    const w = await version('b', 2);
     await first.commit({ versions: [w] });
     expect(second.hasVersion('app.post', w.id)).toBe(false);
     await second.invalidate();
@@ -110,7 +110,7 @@ describe('the store in memory', () => {
   it('opens past a damaged index entry and reports it', async () => {
     const adapter = await fakeStores().open('s');
     const store = await Store.open(adapter);
-    const good = version('a', 1);
+    const good = await version('a', 1);
     await store.commit({ versions: [good] });
     await adapter.batch([
       { key: versionIndexKey('app.post', 'ab'.repeat(32)), value: new Uint8Array([0xff, 0x00]) },
@@ -125,7 +125,7 @@ describe('the store in memory', () => {
 
   it('skips versions it holds and rebuilds what it derives only when the collection changed', async () => {
     const store = await Store.open(await fakeStores().open('s'));
-    const v = version('a', 1);
+    const v = await version('a', 1);
     expect((await store.commit({ versions: [v] })).map((x) => x.id)).toEqual([v.id]);
     expect(await store.commit({ versions: [v] })).toEqual([]);
     let builds = 0;
@@ -140,14 +140,14 @@ describe('the store in memory', () => {
     await store.commit({ entries: [{ key: 'other', value: new Uint8Array(1) }] });
     ids();
     expect(builds).toBe(1);
-    const w = version('a', 2, [v.id]);
+    const w = await version('a', 2, [v.id]);
     await store.commit({ versions: [w] });
     expect(ids()).toEqual([v.id, w.id]);
     expect(builds).toBe(2);
   });
 
   it('fingerprints the versions it holds, whatever order they came in', async () => {
-    const vs = [version('a', 1), version('b', 2), version('c', 3)];
+    const vs = [await version('a', 1), await version('b', 2), await version('c', 3)];
     const one = await Store.open(await fakeStores().open('s'));
     const two = await Store.open(await fakeStores().open('s'));
     const empty = one.fingerprint();
@@ -177,11 +177,11 @@ describe('a store under any arrival order', () => {
     { numRuns: 30 },
   )('holds the same records and fingerprint', async ([steps, keys]) => {
     const versions: Version[] = [];
-    steps.forEach((s, i) => {
+    for (const [i, s] of steps.entries()) {
       const earlier = versions.filter((v) => v.record === s.record);
       const supersedes = earlier.filter((_, j) => (s.pick >> j) & 1).map((v) => v.id);
       versions.push(
-        createVersion(
+        await createVersion(
           {
             space,
             collection: 'app.post',
@@ -195,7 +195,7 @@ describe('a store under any arrival order', () => {
           key,
         ),
       );
-    });
+    }
     const shuffled = versions
       .map((v, i) => [keys[i]!, v] as const)
       .sort((x, y) => x[0] - y[0])

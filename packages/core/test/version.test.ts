@@ -38,7 +38,7 @@ const code = async (fn: () => unknown) => {
 
 describe('versions', () => {
   it('is content-addressed, signed and sealed', async () => {
-    const v = createVersion(draft(), spaceKey, key);
+    const v = await createVersion(draft(), spaceKey, key);
     expect(v.id).toBe(toHex(hashId(v.bytes)));
     expect(v.author).toBe(key.did);
     const back = await decodeVerifiedVersion(v.bytes);
@@ -50,13 +50,13 @@ describe('versions', () => {
 
   it('sorts and de-duplicates what it supersedes and names', async () => {
     const ids = ['ff'.repeat(32), '00'.repeat(32), 'ff'.repeat(32)];
-    const v = createVersion(draft({ supersedes: ids, files: ids }), spaceKey, key);
+    const v = await createVersion(draft({ supersedes: ids, files: ids }), spaceKey, key);
     expect(v.supersedes).toEqual(['00'.repeat(32), 'ff'.repeat(32)]);
     expect(v.files).toEqual(v.supersedes);
   });
 
   it('rejects every single-byte change', async () => {
-    const v = createVersion(draft(), spaceKey, key);
+    const v = await createVersion(draft(), spaceKey, key);
     for (let i = 0; i < v.bytes.length; i++) {
       const bytes = v.bytes.slice();
       bytes[i]! ^= 0x01;
@@ -67,7 +67,7 @@ describe('versions', () => {
   });
 
   it('rejects a version re-signed by someone else, or re-encoded', async () => {
-    const v = createVersion(draft(), spaceKey, key);
+    const v = await createVersion(draft(), spaceKey, key);
     const fields = decodeStrict(v.bytes) as Record<string, unknown>;
     const forged = encodeCbor({ ...fields, a: SigningKey.generate().did });
     expect(await code(() => decodeVerifiedVersion(forged))).toBe('invalid_version');
@@ -77,17 +77,17 @@ describe('versions', () => {
   });
 
   it('does not open under another key or in another place', async () => {
-    const v = createVersion(draft(), spaceKey, key);
+    const v = await createVersion(draft(), spaceKey, key);
     expect(await code(() => openBody(v, randomKey()))).toBe('invalid_version');
     // The sealed body moved to another record does not open there.
-    const moved = createVersion(draft({ record: 'r2' }), spaceKey, key);
+    const moved = await createVersion(draft({ record: 'r2' }), spaceKey, key);
     expect(await code(() => openBody({ ...moved, sealedBody: v.sealedBody }, spaceKey))).toBe(
       'invalid_version',
     );
   });
 
   it('holds tombstones and limits files', async () => {
-    const tomb = createVersion(draft({ body: null }), spaceKey, key);
+    const tomb = await createVersion(draft({ body: null }), spaceKey, key);
     expect(tomb.sealedBody).toBeNull();
     expect(openBody(tomb, spaceKey)).toBeNull();
     const files = Array.from({ length: MAX_FILES + 1 }, (_, i) => i.toString(16).padStart(64, '0'));

@@ -75,7 +75,7 @@ export interface Admission {
 /** What a peer connection needs of its node. */
 export interface SyncHost {
   readonly did: string;
-  sign(message: Uint8Array): Uint8Array;
+  sign(message: Uint8Array): Promise<Uint8Array>;
   /** The spaces this node would sync with `did`: those it holds that `did` may read. */
   spacesFor(did: string): Promise<string[]>;
   /** The versions giving this node its role in each of `spaces`, as bytes. */
@@ -418,7 +418,7 @@ export class Peer {
     return encodeCbor([HANDSHAKE_CONTEXT, signer, other, otherNonce, signerNonce]);
   }
 
-  #onHi(m: Extract<Message, { t: 'hi' }>): void {
+  async #onHi(m: Extract<Message, { t: 'hi' }>): Promise<void> {
     if (this.#claimed) throw new MincaError('protocol', 'a second hi');
     if (m.v !== PROTOCOL_VERSION)
       throw new MincaError('protocol', `protocol version ${m.v} is not ${PROTOCOL_VERSION}`);
@@ -426,7 +426,7 @@ export class Peer {
     this.#claimed = { did: m.d, nonce: m.n };
     this.#send({
       t: 'auth',
-      g: this.host.sign(this.#handshakeBytes(this.host.did, m.d, m.n, this.#nonce)),
+      g: await this.host.sign(this.#handshakeBytes(this.host.did, m.d, m.n, this.#nonce)),
     });
     this.#authSent = true;
   }
@@ -482,7 +482,7 @@ export class Peer {
       const key = await this.host.accessKey?.(space, did);
       if (!key) continue;
       const bytes = accessProofBytes(space, this.host.did, did, peerNonce, this.#nonce);
-      out.push([space, key.did, key.sign(bytes)]);
+      out.push([space, key.did, await key.sign(bytes)]);
     }
     return out;
   }

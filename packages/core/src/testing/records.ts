@@ -85,6 +85,20 @@ export function runRecordsTests(name: string, setup: () => Promise<RecordsTestCo
       expect((await node.spaces.status(space.id)).versions).toBe(4);
     });
 
+    it('takes puts made at once to one record in call order, with no conflict', async () => {
+      const node = await start();
+      const space = await node.spaces.create();
+      const { id } = await node.records.put(space.id, 'app.post', { n: 0 });
+      // Not awaited one by one: each must still supersede the one called before it.
+      const puts = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) => node.records.put(space.id, 'app.post', { n }, { id })),
+      );
+      expect(puts.map((p) => p.conflicts)).toEqual([[], [], [], [], []]);
+      const now = await node.records.get(space.id, 'app.post', id);
+      expect(now?.body).toEqual({ n: 5 });
+      expect(now?.conflicts).toEqual([]);
+    });
+
     it('keeps everything across a restart', async () => {
       const first = await start();
       const space = await first.spaces.create();

@@ -132,11 +132,11 @@ describe('mirrors', () => {
       space,
       writer,
       counter: 1,
-      versions: [createVersion(draft(otherSpace), key, stranger).bytes],
+      versions: [(await createVersion(draft(otherSpace), key, stranger)).bytes],
     });
     await bucket.put(foreign.key, foreign.bytes);
     // A version whose signature does not verify.
-    const forged = createVersion(draft(space), key, stranger).bytes.slice();
+    const forged = (await createVersion(draft(space), key, stranger)).bytes.slice();
     forged[forged.length - 1]! ^= 1;
     const bad = encodeSegment({ space, writer, counter: 2, versions: [forged] });
     await bucket.put(bad.key, bad.bytes);
@@ -145,7 +145,7 @@ describe('mirrors', () => {
       space,
       writer,
       counter: 3,
-      versions: [createVersion(draft(space), ticket.key, stranger).bytes],
+      versions: [(await createVersion(draft(space), ticket.key, stranger)).bytes],
     });
     await bucket.put(unauthorized.key, unauthorized.bytes);
     // A version that does not even decode, in a segment that is whole.

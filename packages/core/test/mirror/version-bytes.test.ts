@@ -27,7 +27,7 @@ const version = (record: string) =>
 describe('Store.getVersionBytes (what a mirror packs)', () => {
   it('gives the bytes as stored, from a fresh store too, undefined where missing', async () => {
     const stores = fakeStores();
-    const [a, b] = [version('a'), version('b')];
+    const [a, b] = [await version('a'), await version('b')];
     const store = await Store.open(await stores.open('s'));
     await store.commit({ versions: [a, b] });
     const missing = '00'.repeat(32);
@@ -42,7 +42,7 @@ describe('Store.getVersionBytes (what a mirror packs)', () => {
 
   it('a body that does not hash to its id is corrupt', async () => {
     const stores = fakeStores();
-    const v = version('a');
+    const v = await version('a');
     const adapter = await stores.open('s');
     const store = await Store.open(adapter);
     await store.commit({ versions: [v] });
