@@ -1,8 +1,50 @@
 /** Small byte helpers used across core. */
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { MincaError } from './errors.js';
 
-export { bytesToHex as toHex };
+/** The two ASCII codes of each byte's hex. */
+const HEX_CODES = new Uint8Array(512);
+for (let i = 0; i < 256; i++) {
+  HEX_CODES[2 * i] = '0123456789abcdef'.charCodeAt(i >> 4);
+  HEX_CODES[2 * i + 1] = '0123456789abcdef'.charCodeAt(i & 15);
+}
+/** Arguments per `String.fromCharCode` call, well under every engine's limit. */
+const CODES_PER_CALL = 8192;
+
+/** The string of UTF-16 code units `codes`, flat: `fromCharCode` and `join` build in one piece. */
+function fromCodes(codes: Uint8Array | Uint16Array): string {
+  if (codes.length <= CODES_PER_CALL) return String.fromCharCode.apply(null, codes as never);
+  const parts: string[] = [];
+  for (let i = 0; i < codes.length; i += CODES_PER_CALL)
+    parts.push(String.fromCharCode.apply(null, codes.subarray(i, i + CODES_PER_CALL) as never));
+  return parts.join('');
+}
+
+/**
+ * Lowercase hex, as one flat string. Ids are kept by the million, and a string built by
+ * concatenation (as most hex helpers do) costs V8 a node per piece: several times the bytes.
+ */
+export function toHex(bytes: Uint8Array): string {
+  const codes = new Uint8Array(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) {
+    codes[2 * i] = HEX_CODES[2 * bytes[i]!]!;
+    codes[2 * i + 1] = HEX_CODES[2 * bytes[i]! + 1]!;
+  }
+  return fromCodes(codes);
+}
+
+/**
+ * `s` as one flat string of its own, for strings kept long: a decoder's string built piece by
+ * piece, or a slice that would keep its whole parent alive, costs far more than its characters.
+ */
+export function flatString(s: string): string {
+  // Latin-1 goes through bytes, so the engine keeps one byte per character, not two.
+  let wide = false;
+  for (let i = 0; i < s.length && !wide; i++) wide = s.charCodeAt(i) > 0xff;
+  const codes = wide ? new Uint16Array(s.length) : new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) codes[i] = s.charCodeAt(i);
+  return fromCodes(codes);
+}
 
 const HEX = /^(?:[0-9a-f]{2})*$/;
 

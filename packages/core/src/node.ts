@@ -401,7 +401,7 @@ export class MincaNode {
       const grant = space.store
         .collection(MEMBER_COLLECTION)
         ?.records.get(did.replace(/^did:key:/, ''));
-      const versions = await space.store.getVersions([...(grant?.versions.keys() ?? [])]);
+      const versions = await space.store.getVersions(grant?.versions.map((m) => m.id) ?? []);
       return {
         id,
         key: space.entry.key.slice(),
@@ -426,7 +426,7 @@ export class MincaNode {
       });
       // The holders the owner allows travel with the code: the joiner may meet only a host.
       const holderIds = [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
-        .flatMap((record) => [...record.versions.keys()])
+        .flatMap((record) => record.versions.map((m) => m.id))
         .slice(0, MAX_INVITE_HOLDERS);
       const holders = (await space.store.getVersions(holderIds)).flatMap((v) =>
         v && v.author === space.entry.owner ? [v.bytes] : [],

@@ -15,29 +15,52 @@ export interface VersionMeta {
   deleted: boolean;
 }
 
-/** The versions of one record. */
-export class RecordState {
-  /** Versions no held version supersedes. */
-  readonly heads = new Set<string>();
-  /** Every id some held version supersedes, held or not yet. */
-  readonly #superseded = new Set<string>();
-  readonly versions = new Map<string, VersionMeta>();
+/** Past this many versions a record keeps a set of the ids they supersede, not a scan. */
+const SCAN_LIMIT = 8;
 
+/**
+ * The versions of one record. Most records have one or a few versions, and a host keeps a
+ * record state per record it holds (spec 05 §7.3), so these are arrays, not maps and sets.
+ */
+export class RecordState {
+  #versions: VersionMeta[] = [];
+  #heads: VersionMeta[] = [];
+  /** Every id some held version supersedes: only once the record has many versions. */
+  #superseded: Set<string> | undefined;
+
+  /** Every version held, in the order they came. */
+  get versions(): readonly VersionMeta[] {
+    return this.#versions;
+  }
+
+  /** Versions no held version supersedes. */
+  get heads(): readonly VersionMeta[] {
+    return this.#heads;
+  }
+
+  /** Adds a version not held yet (its collection checks that, by id). */
   add(meta: VersionMeta): void {
-    if (this.versions.has(meta.id)) return;
-    this.versions.set(meta.id, meta);
-    for (const old of meta.supersedes) {
-      this.#superseded.add(old);
-      this.heads.delete(old);
-    }
-    if (!this.#superseded.has(meta.id)) this.heads.add(meta.id);
+    // A literal holds one element where a push onto [] reserves seventeen.
+    if (this.#versions.length === 0) this.#versions = [meta];
+    else this.#versions.push(meta);
+    if (this.#superseded) for (const old of meta.supersedes) this.#superseded.add(old);
+    else if (this.#versions.length > SCAN_LIMIT)
+      this.#superseded = new Set(this.#versions.flatMap((m) => m.supersedes));
+    if (meta.supersedes.length > 0)
+      this.#heads = this.#heads.filter((head) => !meta.supersedes.includes(head.id));
+    if (!this.#isSuperseded(meta.id))
+      this.#heads = this.#heads.length === 0 ? [meta] : [...this.#heads, meta];
+  }
+
+  #isSuperseded(id: string): boolean {
+    if (this.#superseded) return this.#superseded.has(id);
+    return this.#versions.some((m) => m.supersedes.includes(id));
   }
 
   /** The winning head: the latest timestamp, then the greatest id. */
   winner(): VersionMeta | undefined {
     let best: VersionMeta | undefined;
-    for (const id of this.heads) {
-      const meta = this.versions.get(id)!;
+    for (const meta of this.#heads) {
       if (
         !best ||
         meta.timestamp > best.timestamp ||
@@ -52,9 +75,8 @@ export class RecordState {
   /** The heads that did not win, newest first. */
   conflicts(): VersionMeta[] {
     const winner = this.winner();
-    return [...this.heads]
-      .filter((id) => id !== winner?.id)
-      .map((id) => this.versions.get(id)!)
+    return this.#heads
+      .filter((meta) => meta !== winner)
       .sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? 1 : -1));
   }
 }

@@ -244,10 +244,15 @@ export class OpenSpace {
   async credentials(did: string): Promise<Version[]> {
     const ids: string[] = [];
     const all = (collection: string, record: string) =>
-      ids.push(...(this.store.collection(collection)?.records.get(record)?.versions.keys() ?? []));
+      ids.push(
+        ...(this.store
+          .collection(collection)
+          ?.records.get(record)
+          ?.versions.map((m) => m.id) ?? []),
+      );
     all(MEMBER_COLLECTION, didRecordId(did));
     for (const [invite, record] of this.store.collection(ACCEPT_COLLECTION)?.records ?? []) {
-      const mine = [...record.versions.values()].filter((m) => m.author === did).map((m) => m.id);
+      const mine = record.versions.filter((m) => m.author === did).map((m) => m.id);
       if (mine.length === 0) continue;
       ids.push(...mine);
       all(INVITE_COLLECTION, invite);
@@ -271,7 +276,7 @@ export class OpenSpace {
     assertCollectionName(collection);
     const record = this.store.collection(collection)?.records.get(id);
     // Already one tombstone and nothing beside it: there is nothing left to delete.
-    if (!record || (record.heads.size === 1 && record.winner()!.deleted)) return false;
+    if (!record || (record.heads.length === 1 && record.winner()!.deleted)) return false;
     const stood = (await this.#read(collection, id, record)) !== undefined;
     await this.#write(collection, id, null);
     return stood;
@@ -311,7 +316,9 @@ export class OpenSpace {
 
   /** A new version of record `id` superseding its heads, signed by this node. */
   #seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
-    const heads = [...(this.store.collection(collection)?.records.get(id)?.heads ?? [])];
+    const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
+      (m) => m.id,
+    );
     return createVersion(
       {
         space: this.id,

@@ -7,7 +7,7 @@
  * while a write was landing is not kept, since it may predate that write. Layout: spec 05 §5.
  */
 import type { BodyCache, EntryWrite, StorageAdapter } from './adapter.js';
-import { fromHex, toHex } from './bytes.js';
+import { flatString, fromHex, toHex } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
 import { IdSum } from './id-sum.js';
@@ -41,9 +41,32 @@ export interface StoreOptions {
   bodyCache?: BodyCache;
 }
 
-function metaOf(v: Version): VersionMeta {
-  const { id, record, supersedes, timestamp, author, files } = v;
-  return { id, record, supersedes, timestamp, author, files, deleted: v.sealedBody === null };
+/** Shared by every meta with no superseded versions or no files: most have neither. */
+const NO_IDS: readonly string[] = Object.freeze([]);
+
+/** A version's meta; `authors` as in {@link decodeMeta}, when it is to be kept. */
+function metaOf(v: Version, authors?: Map<string, string>): VersionMeta {
+  const { timestamp } = v;
+  const deleted = v.sealedBody === null;
+  if (!authors) {
+    const { id, record, supersedes, author, files } = v;
+    return { id, record, supersedes, timestamp, author, files, deleted };
+  }
+  return {
+    id: flatString(v.id),
+    record: flatString(v.record),
+    supersedes: v.supersedes.length === 0 ? NO_IDS : v.supersedes.map(flatString),
+    timestamp,
+    author: sharedAuthor(authors, v.author),
+    files: v.files.length === 0 ? NO_IDS : v.files.map(flatString),
+    deleted,
+  };
+}
+
+function sharedAuthor(authors: Map<string, string>, did: string): string {
+  let author = authors.get(did);
+  if (author === undefined) authors.set(did, (author = flatString(did)));
+  return author;
 }
 
 function encodeMeta(m: VersionMeta): Uint8Array {
@@ -57,13 +80,17 @@ function encodeMeta(m: VersionMeta): Uint8Array {
   });
 }
 
-function decodeMeta(id: string, bytes: Uint8Array): VersionMeta {
+/**
+ * Decodes an index entry. Its strings are made flat and its authors shared through `authors`
+ * (a space has few): a host keeps one of these per version it holds (spec 05 §7.3).
+ */
+function decodeMeta(id: string, bytes: Uint8Array, authors: Map<string, string>): VersionMeta {
   const m = decodeStrict(bytes, { maxBytes: 16 * 1024, maxDepth: 2 }) as Record<string, unknown>;
   const ids = (value: unknown) => {
     if (!Array.isArray(value) || !value.every((x) => x instanceof Uint8Array && x.length === 32)) {
       throw new MincaError('corrupt', 'bad id list');
     }
-    return (value as Uint8Array[]).map(toHex);
+    return value.length === 0 ? NO_IDS : (value as Uint8Array[]).map(toHex);
   };
   if (
     typeof m?.r !== 'string' ||
@@ -75,10 +102,10 @@ function decodeMeta(id: string, bytes: Uint8Array): VersionMeta {
   }
   return {
     id,
-    record: m.r,
+    record: flatString(m.r),
     supersedes: ids(m.p),
     timestamp: m.t as number,
-    author: m.a,
+    author: sharedAuthor(authors, m.a),
     files: ids(m.f),
     deleted: m.d,
   };
@@ -92,6 +119,8 @@ export class Store {
   #derived = new Map<string, unknown>();
   /** The sum of every version id held, for the fingerprint. */
   #sum = new IdSum();
+  /** Each author's DID, once: shared by every meta kept. */
+  readonly #authors = new Map<string, string>();
   /** Entries read or written: `null` means known absent. */
   #entries = new Map<string, Uint8Array | null>();
   /** Index entries that did not decode when the store was read, by key. */
@@ -116,6 +145,7 @@ export class Store {
   async #load(): Promise<void> {
     const collections = new Map<string, CollectionState>();
     const problems: string[] = [];
+    const authors = this.#authors;
     for (const [key, value] of await readEntries(this.#adapter, VERSION_INDEX_PREFIX)) {
       const rest = key.slice(VERSION_INDEX_PREFIX.length);
       const slash = rest.lastIndexOf('/');
@@ -125,7 +155,8 @@ export class Store {
         if (!isCollectionName(collection) || !VERSION_HEX.test(id)) throw new Error('bad key');
         let state = collections.get(collection);
         if (!state) collections.set(collection, (state = new CollectionState()));
-        state.add(decodeMeta(id, value));
+        // The id is a slice of the key, which it would keep alive: kept flat instead.
+        state.add(decodeMeta(flatString(id), value, authors));
       } catch {
         // A damaged entry is left as it is and reported; the rest of the store still opens.
         problems.push(key);
@@ -291,7 +322,7 @@ export class Store {
     for (const v of versions) {
       let state = this.#collections.get(v.collection);
       if (!state) this.#collections.set(v.collection, (state = new CollectionState()));
-      state.add(metaOf(v));
+      state.add(metaOf(v, this.#authors));
       this.#sum.add(fromHex(v.id));
       this.#bodies.set(v.id, v.bytes);
       this.#derived.delete(v.collection);

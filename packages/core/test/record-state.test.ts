@@ -41,7 +41,7 @@ const summary = (metas: readonly VersionMeta[]) => {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([id, r]) => ({
       id,
-      heads: [...r.heads].sort(),
+      heads: r.heads.map((m) => m.id).sort(),
       winner: r.winner()?.id,
       conflicts: r.conflicts().map((m) => m.id),
     }));

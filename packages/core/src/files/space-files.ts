@@ -395,10 +395,9 @@ export class SpaceFiles {
       for (const record of store.collection(name)!.records.values()) {
         const winner = record.winner();
         if (!winner || winner.deleted || !(await mayWrite(winner.author))) continue;
-        for (const head of record.heads) {
-          const meta = record.versions.get(head)!;
+        for (const meta of record.heads) {
           if (meta.deleted || meta.files.length === 0) continue;
-          if (head !== winner.id && !(await mayWrite(meta.author))) continue;
+          if (meta !== winner && !(await mayWrite(meta.author))) continue;
           for (const f of meta.files) named.add(f);
         }
       }
