@@ -69,16 +69,11 @@ function webCryptoEd25519(): Promise<boolean> {
     if (!subtle) return false;
     try {
       const secret = ed25519.utils.randomSecretKey();
+      const raw = ed25519.getPublicKey(secret);
       const message = new Uint8Array([1]);
-      const publicKey = await subtle.importKey(
-        'raw',
-        ed25519.getPublicKey(secret),
-        { name: 'Ed25519' },
-        false,
-        ['verify'],
-      );
+      const publicKey = await subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']);
       const signature = new Uint8Array(
-        await subtle.sign({ name: 'Ed25519' }, await importSecret(secret), message),
+        await subtle.sign({ name: 'Ed25519' }, await importSecret(secret, raw), message),
       );
       // Deterministic (RFC 8032): WebCrypto must give noble's signature, byte for byte.
       return (
@@ -93,11 +88,11 @@ function webCryptoEd25519(): Promise<boolean> {
 }
 
 /** A secret as a WebCrypto signing key: JWK, the one private format without ASN.1 framing. */
-function importSecret(secret: Uint8Array): Promise<unknown> {
+function importSecret(secret: Uint8Array, publicKey: Uint8Array): Promise<unknown> {
   const b64 = (bytes: Uint8Array) => base64urlnopad.encode(bytes);
   return subtle!.importKey(
     'jwk',
-    { kty: 'OKP', crv: 'Ed25519', d: b64(secret), x: b64(ed25519.getPublicKey(secret)) },
+    { kty: 'OKP', crv: 'Ed25519', d: b64(secret), x: b64(publicKey) },
     { name: 'Ed25519' },
     false,
     ['sign'],
@@ -160,7 +155,7 @@ export class SigningKey {
   async sign(message: Uint8Array): Promise<Uint8Array> {
     if (!(await webCryptoEd25519())) return ed25519.sign(message, this.#secret);
     // A key WebCrypto won't take (it took the probe's) is signed by noble: same bytes, slower.
-    this.#webKey ??= importSecret(this.#secret).catch(() => undefined);
+    this.#webKey ??= importSecret(this.#secret, this.publicKey).catch(() => undefined);
     const webKey = await this.#webKey;
     if (!webKey) return ed25519.sign(message, this.#secret);
     return new Uint8Array(await subtle!.sign({ name: 'Ed25519' }, webKey, message));

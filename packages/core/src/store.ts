@@ -44,22 +44,19 @@ export interface StoreOptions {
 /** Shared by every meta with no superseded versions or no files: most have neither. */
 const NO_IDS: readonly string[] = Object.freeze([]);
 
-/** A version's meta; `authors` as in {@link decodeMeta}, when it is to be kept. */
-function metaOf(v: Version, authors?: Map<string, string>): VersionMeta {
-  const { timestamp } = v;
-  const deleted = v.sealedBody === null;
-  if (!authors) {
-    const { id, record, supersedes, author, files } = v;
-    return { id, record, supersedes, timestamp, author, files, deleted };
-  }
+/**
+ * A version's meta, to keep: its record id made flat and its author shared, as in decodeMeta
+ * (its ids are flat already: decodeVersion makes them with toHex).
+ */
+function metaOf(v: Version, authors: Map<string, string>): VersionMeta {
   return {
-    id: flatString(v.id),
+    id: v.id,
     record: flatString(v.record),
-    supersedes: v.supersedes.length === 0 ? NO_IDS : v.supersedes.map(flatString),
-    timestamp,
+    supersedes: v.supersedes.length === 0 ? NO_IDS : v.supersedes,
+    timestamp: v.timestamp,
     author: sharedAuthor(authors, v.author),
-    files: v.files.length === 0 ? NO_IDS : v.files.map(flatString),
-    deleted,
+    files: v.files.length === 0 ? NO_IDS : v.files,
+    deleted: v.sealedBody === null,
   };
 }
 
@@ -295,10 +292,11 @@ export class Store {
       if (!this.hasVersion(v.collection, v.id)) fresh.set(v.id, v);
     }
     const versions = [...fresh.values()];
+    const metas = versions.map((v) => metaOf(v, this.#authors));
     const entries: EntryWrite[] = [
-      ...versions.map((v) => ({
+      ...versions.map((v, i) => ({
         key: versionIndexKey(v.collection, v.id),
-        value: encodeMeta(metaOf(v)),
+        value: encodeMeta(metas[i]!),
       })),
       ...(change.entries ?? []),
     ];
@@ -319,10 +317,10 @@ export class Store {
     } finally {
       this.#generation++;
     }
-    for (const v of versions) {
+    for (const [i, v] of versions.entries()) {
       let state = this.#collections.get(v.collection);
       if (!state) this.#collections.set(v.collection, (state = new CollectionState()));
-      state.add(metaOf(v, this.#authors));
+      state.add(metas[i]!);
       this.#sum.add(fromHex(v.id));
       this.#bodies.set(v.id, v.bytes);
       this.#derived.delete(v.collection);
