@@ -52,12 +52,10 @@ export function linkTo(node: MincaNode, url: string, options: { maxDelayMs?: num
     (transport) => {
       const peer = node.connect(transport);
       current = peer;
-      const ended = peer.onEnd;
-      peer.onEnd = (reason) => {
-        ended?.(reason);
+      peer.onEnd((reason) => {
         lastError = reason;
         if (current === peer) current = undefined;
-      };
+      });
     },
     { minDelayMs: 200, maxDelayMs: options.maxDelayMs ?? 5_000 },
   );

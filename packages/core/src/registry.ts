@@ -5,7 +5,6 @@
  */
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
-import type { HeldEntry } from './hosting/held-space.js';
 import { SigningKey } from './keys.js';
 import type { Store } from './store.js';
 
@@ -28,6 +27,17 @@ export interface InviteEntry {
   role: string;
   /** The invite key's 32-byte secret. */
   secret: Uint8Array;
+}
+
+/** What the registry keeps of a space held without its key. */
+export interface HeldEntry {
+  id: string;
+  /** The space's access DID (spec 05 §7.3): every peer proves the space with it. */
+  access: string;
+  /** The peer that first offered the space. */
+  offeredBy: string;
+  /** When this node started holding it, ms. */
+  added: number;
 }
 
 const NODE_KEY = 'key/node';

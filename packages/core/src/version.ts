@@ -136,7 +136,7 @@ function idList(value: unknown, max: number, what: string): string[] {
 
 /**
  * Decodes a version: strict CBOR in its one canonical encoding, every field well formed.
- * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion}),
+ * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion}; the intake does both for what comes from outside),
  * opens no body (that needs the space key) and judges no authorization. `trusted: true` skips
  * the canonical-encoding check too, for bytes this node checked before it stored them.
  */
@@ -179,13 +179,6 @@ export async function verifyVersion(version: Version): Promise<void> {
   }) as Envelope;
   if (!(await verifySignature(version.author, signedBytes(unsigned), g!)))
     invalid('signature does not verify');
-}
-
-/** Decodes a version from outside and checks its signature: what every receiver must do first. */
-export async function decodeVerifiedVersion(bytes: Uint8Array): Promise<Version> {
-  const version = decodeVersion(bytes);
-  await verifyVersion(version);
-  return version;
 }
 
 /** Opens a version's body with the space key. `invalid_version` if it won't open or decode. */

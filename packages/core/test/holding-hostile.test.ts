@@ -3,10 +3,11 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeCbor } from '../src/encoding.js';
-import { accessProofBytes, spaceAccessKey } from '../src/hosting/access-key.js';
+import { spaceAccessKey } from '../src/hosting/access-key.js';
 import { SigningKey } from '../src/keys.js';
 import { createNode, type MincaNode } from '../src/node.js';
 import { randomKey } from '../src/seal.js';
+import { accessProofBytes } from '../src/sync/handshake.js';
 import { createMemoryTransportPair } from '../src/sync/memory-transport.js';
 import { decodeMessage, encodeMessage, type Message } from '../src/sync/messages.js';
 import { createVersion } from '../src/version.js';

@@ -31,11 +31,7 @@ export async function serveNode(
   server.on('connection', (socket) => {
     const peer = node.connect(createWebSocketTransport(socket as unknown as WebSocketLike));
     peers.add(peer);
-    const ended = peer.onEnd;
-    peer.onEnd = (reason) => {
-      ended?.(reason);
-      peers.delete(peer);
-    };
+    peer.onEnd(() => peers.delete(peer));
     options.onPeer?.(peer);
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,33 +1,17 @@
 /**
  * The space access key: an Ed25519 key every member derives from the space key, so a member can
  * prove to a holder (a host or carrier without the space key) that it has the space, without
- * showing the key. Spec 05 §7.3.
+ * showing the key (what it signs is in `sync/handshake.ts`). Spec 05 §7.3.
  */
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8 } from '../bytes.js';
-import { encodeCbor } from '../encoding.js';
 import { SigningKey } from '../keys.js';
 
 const ACCESS_INFO = 'minca/space-access/v1';
-const PROOF_CONTEXT = 'minca/access/v1';
 
 /** `Ed25519 key(seed = HKDF-SHA256(ikm = space key, salt = "", info = "minca/space-access/v1" ‖ space id, 32))`. */
 export function spaceAccessKey(spaceId: string, spaceKey: Uint8Array): SigningKey {
   const info = utf8(ACCESS_INFO + spaceId);
   return SigningKey.fromSecret(hkdf(sha256, spaceKey, new Uint8Array(0), info, 32));
-}
-
-/**
- * What the access key signs in a handshake: bound to the space, both DIDs and both nonces, so a
- * proof can't be replayed on another connection or to another holder.
- */
-export function accessProofBytes(
-  space: string,
-  signer: string,
-  other: string,
-  otherNonce: Uint8Array,
-  signerNonce: Uint8Array,
-): Uint8Array {
-  return encodeCbor([PROOF_CONTEXT, space, signer, other, otherNonce, signerNonce]);
 }

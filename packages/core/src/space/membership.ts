@@ -8,12 +8,12 @@
  *   with `proof` the invite key's signature of ("minca/accept/v1", space, did). One record per
  *   invite, so its winner is the one who got it.
  */
-import type { BodyValue } from './body.js';
-import { encodeCbor } from './encoding.js';
-import { verifySignature } from './keys.js';
-import type { RecordState } from './record-state.js';
-import type { Store } from './store.js';
-import { openBody, type Version } from './version.js';
+import type { BodyValue } from '../body.js';
+import { encodeCbor } from '../encoding.js';
+import { verifySignature } from '../keys.js';
+import type { RecordState } from '../record-state.js';
+import { openBody, type Version } from '../version.js';
+import type { SpaceView } from './space-view.js';
 
 export const MEMBER_COLLECTION = 'sys.member';
 export const INVITE_COLLECTION = 'sys.invite';
@@ -22,13 +22,8 @@ export const ACCEPT_COLLECTION = 'sys.accept';
 export type Role = 'owner' | 'writer' | 'reader';
 const ROLES: readonly string[] = ['owner', 'writer', 'reader'];
 
-/** What membership is judged against. */
-export interface SpaceFacts {
-  id: string;
-  owner: string;
-  key: Uint8Array;
-  store: Store;
-}
+/** What membership is judged against: a member's view of the space, with its owner and key. */
+export type MemberView = Pick<SpaceView, 'id' | 'store'> & { owner: string; key: Uint8Array };
 
 const DID_PREFIX = 'did:key:';
 /** A DID as a record id: without its `did:key:` prefix. */
@@ -45,7 +40,7 @@ function field(body: BodyValue | null | undefined, name: string): unknown {
     : undefined;
 }
 
-async function winnerBody(facts: SpaceFacts, record: RecordState | undefined, author?: string) {
+async function winnerBody(facts: MemberView, record: RecordState | undefined, author?: string) {
   const winner = record?.winner();
   if (!winner || winner.deleted || (author !== undefined && winner.author !== author))
     return undefined;
@@ -59,14 +54,14 @@ async function winnerBody(facts: SpaceFacts, record: RecordState | undefined, au
 }
 
 /** The role offered by invite `inviteId`, if the owner offered one. */
-async function invitedRole(facts: SpaceFacts, inviteId: string): Promise<Role | undefined> {
+async function invitedRole(facts: MemberView, inviteId: string): Promise<Role | undefined> {
   const record = facts.store.collection(INVITE_COLLECTION)?.records.get(inviteId);
   const role = field((await winnerBody(facts, record, facts.owner))?.body, 'role');
   return typeof role === 'string' && ROLES.includes(role) ? (role as Role) : undefined;
 }
 
 /** The role an accept version takes, when it is a valid acceptance of a standing invite. */
-export async function acceptedRole(facts: SpaceFacts, version: Version): Promise<Role | undefined> {
+export async function acceptedRole(facts: MemberView, version: Version): Promise<Role | undefined> {
   if (version.collection !== ACCEPT_COLLECTION || version.sealedBody === null) return undefined;
   let body: BodyValue | null;
   try {
@@ -88,7 +83,7 @@ export async function acceptedRole(facts: SpaceFacts, version: Version): Promise
 }
 
 /** Every member and their role, as the space's records say now. */
-export async function readMembers(facts: SpaceFacts): Promise<Map<string, Role>> {
+export async function readMembers(facts: MemberView): Promise<Map<string, Role>> {
   const members = new Map<string, Role>([[facts.owner, 'owner']]);
   for (const [inviteId, record] of facts.store.collection(ACCEPT_COLLECTION)?.records ?? []) {
     const accepted = await winnerBody(facts, record);

@@ -4,8 +4,8 @@
  * which holder DIDs they may name the space to.
  */
 import type { BodyValue } from '../body.js';
-import type { SpaceFacts } from '../membership.js';
 import { openBody } from '../version.js';
+import type { MemberView } from './membership.js';
 
 export const HOLDER_COLLECTION = 'sys.holder';
 
@@ -16,7 +16,7 @@ const KINDS: readonly string[] = ['host', 'carrier'];
 const DID_PREFIX = 'did:key:';
 
 /** Every holder the owner allows now, by DID: winners of `sys.holder` written by the owner. */
-export async function readHolders(facts: SpaceFacts): Promise<Map<string, HolderKind>> {
+export async function readHolders(facts: MemberView): Promise<Map<string, HolderKind>> {
   const holders = new Map<string, HolderKind>();
   for (const [id, record] of facts.store.collection(HOLDER_COLLECTION)?.records ?? []) {
     const winner = record.winner();

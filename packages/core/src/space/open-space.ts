@@ -1,15 +1,21 @@
 /**
- * An open space: its store, its key, and the record rules over them — which versions stand,
- * and writing new ones. The node holds one per open space.
+ * An open space: a member's view of a space (spec 05 §7), with its store and its key, and the
+ * record rules over them — which versions stand, and writing new ones. The node holds one per
+ * open space; sync, files and mirrors see it as a {@link SpaceView}.
  */
-import type { BodyValue } from './body.js';
-import type { HybridClock } from './clock.js';
-import { MincaError } from './errors.js';
-import { fileIdsIn } from './file-ref.js';
-import { spaceAccessKey } from './hosting/access-key.js';
-import { HOLDER_COLLECTION, type HolderKind, readHolders } from './hosting/holders.js';
-import { RECORD_ID, randomId } from './ids.js';
-import type { SigningKey } from './keys.js';
+import type { BodyValue } from '../body.js';
+import type { HybridClock } from '../clock.js';
+import { MincaError } from '../errors.js';
+import { fileIdsIn } from '../file-ref.js';
+import { spaceAccessKey } from '../hosting/access-key.js';
+import { RECORD_ID, randomId } from '../ids.js';
+import type { SigningKey } from '../keys.js';
+import { assertCollectionName, isSystemCollection } from '../names.js';
+import type { RecordState, VersionMeta } from '../record-state.js';
+import type { SpaceEntry } from '../registry.js';
+import type { Store } from '../store.js';
+import { createVersion, openBody, type Version } from '../version.js';
+import { HOLDER_COLLECTION, type HolderKind, readHolders } from './holders.js';
 import {
   ACCEPT_COLLECTION,
   acceptedRole,
@@ -19,13 +25,8 @@ import {
   MEMBER_COLLECTION,
   type Role,
   readMembers,
-  type SpaceFacts,
 } from './membership.js';
-import { assertCollectionName, isSystemCollection } from './names.js';
-import type { RecordState, VersionMeta } from './record-state.js';
-import type { SpaceEntry } from './registry.js';
-import type { Store } from './store.js';
-import { createVersion, openBody, type Version } from './version.js';
+import type { SpaceChange, SpaceView } from './space-view.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
 export interface MincaRecord<T extends BodyValue = BodyValue> {
@@ -48,13 +49,7 @@ export interface ListOptions {
   limit?: number;
 }
 
-/** What changed in a space, told once per change taken in. */
-export interface SpaceChange {
-  space: string;
-  collections: string[];
-}
-
-export class OpenSpace {
+export class OpenSpace implements SpaceView {
   readonly #listeners = new Set<(change: SpaceChange) => void>();
   /** Members granted by the owner, by DID; recomputed after `sys.member` changes. */
   #members: Map<string, Role> | undefined;
@@ -63,14 +58,13 @@ export class OpenSpace {
   #accessKey: SigningKey | undefined;
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
-  /** Called as soon as a change to `sys.*` is stored: who the space is shared with may differ. */
-  onSharingChange: (() => void) | undefined;
+  readonly #sharingListeners = new Set<() => void>();
 
   constructor(
     readonly entry: SpaceEntry,
     readonly store: Store,
     private readonly clock: HybridClock,
-    private readonly key: SigningKey,
+    private readonly signer: SigningKey,
   ) {
     for (const name of store.collectionNames()) {
       for (const meta of store.collection(name)!.versions.values()) clock.observe(meta.timestamp);
@@ -81,22 +75,41 @@ export class OpenSpace {
     return this.entry.id;
   }
 
+  /** The 32-byte key bodies are sealed under. */
+  get key(): Uint8Array {
+    return this.entry.key;
+  }
+
+  /** The DID that created the space and owns it. */
+  get owner(): string {
+    return this.entry.owner;
+  }
+
+  /**
+   * Calls `listener` as soon as a change to `sys.*` is stored, before other listeners: who the
+   * space is shared with may differ. Returns the unsubscribe.
+   */
+  onSharingChange(listener: () => void): () => void {
+    this.#sharingListeners.add(listener);
+    return () => this.#sharingListeners.delete(listener);
+  }
+
   /** `did`'s role in this space now, if any. */
   async roleOf(did: string): Promise<Role | undefined> {
-    this.#members ??= await readMembers(this.#facts);
+    this.#members ??= await readMembers(this);
     return this.#members.get(did);
   }
 
   /** Whether the owner lets `did` hold this space without its key, and as what (spec 05 §7.3). */
   async holderKind(did: string): Promise<HolderKind | undefined> {
-    this.#holders ??= await readHolders(this.#facts);
+    this.#holders ??= await readHolders(this);
     return this.#holders.get(did);
   }
 
   /** Every DID the space is shared with: its members, and the holders the owner allows. */
   async sharers(): Promise<string[]> {
-    this.#members ??= await readMembers(this.#facts);
-    this.#holders ??= await readHolders(this.#facts);
+    this.#members ??= await readMembers(this);
+    this.#holders ??= await readHolders(this);
     return [...new Set([...this.#members.keys(), ...this.#holders.keys()])].sort();
   }
 
@@ -112,20 +125,6 @@ export class OpenSpace {
     await this.#write(HOLDER_COLLECTION, didRecordId(did), kind === undefined ? null : { kind });
   }
 
-  /** Whether `version`'s sealed body opens under the space key. */
-  opens(version: Version): boolean {
-    try {
-      openBody(version, this.entry.key);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  get #facts(): SpaceFacts {
-    return { id: this.id, owner: this.entry.owner, key: this.entry.key, store: this.store };
-  }
-
   /** Whether `author` may write in this space now. */
   async mayWrite(author: string): Promise<boolean> {
     const role = await this.roleOf(author);
@@ -139,9 +138,13 @@ export class OpenSpace {
   async mayTakeIn(version: Version): Promise<boolean> {
     if (await this.mayWrite(version.author)) return true;
     return (
-      version.collection === ACCEPT_COLLECTION &&
-      (await acceptedRole(this.#facts, version)) !== undefined
+      version.collection === ACCEPT_COLLECTION && (await acceptedRole(this, version)) !== undefined
     );
+  }
+
+  /** A member refuses nothing its rules admit: only holders have limits. */
+  async refusal(): Promise<string | undefined> {
+    return undefined;
   }
 
   async #body(meta: VersionMeta): Promise<BodyValue | null | undefined> {
@@ -222,11 +225,11 @@ export class OpenSpace {
 
   /** Takes the role invite `inviteKey` offers, writing this node's `sys.accept`. */
   async accept(inviteKey: SigningKey): Promise<Role> {
-    const proof = await inviteKey.sign(acceptProof(this.id, this.key.did));
+    const proof = await inviteKey.sign(acceptProof(this.id, this.signer.did));
     return this.#serialized(async () => {
-      const body = { did: this.key.did, proof };
+      const body = { did: this.signer.did, proof };
       const version = await this.#seal(ACCEPT_COLLECTION, didRecordId(inviteKey.did), body);
-      const role = await acceptedRole(this.#facts, version);
+      const role = await acceptedRole(this, version);
       if (!role)
         throw new MincaError(
           'not_authorized',
@@ -285,8 +288,11 @@ export class OpenSpace {
   async #write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
     assertCollectionName(collection);
     // What a node may not write would not stand anywhere, so it is refused here, not stored.
-    if (!(await this.mayWrite(this.key.did))) {
-      throw new MincaError('not_authorized', `${this.key.did} may not write in space ${this.id}`);
+    if (!(await this.mayWrite(this.signer.did))) {
+      throw new MincaError(
+        'not_authorized',
+        `${this.signer.did} may not write in space ${this.id}`,
+      );
     }
     if (typeof id !== 'string' || !RECORD_ID.test(id)) {
       throw new MincaError(
@@ -330,7 +336,7 @@ export class OpenSpace {
         body,
       },
       this.entry.key,
-      this.key,
+      this.signer,
     );
   }
 
@@ -342,7 +348,7 @@ export class OpenSpace {
     if (collections.some(isSystemCollection)) {
       this.#members = undefined;
       this.#holders = undefined;
-      this.onSharingChange?.();
+      for (const listener of this.#sharingListeners) listener();
     }
     const change = { space: this.id, collections };
     // Told after the write, each on its own: a listener that throws can't undo or block it.

@@ -1,0 +1,86 @@
+/**
+ * The node's connected peers, and what their connections need of the node (the
+ * {@link SyncHost}): its key, the spaces it shares with a DID, its credentials, and its spaces
+ * as sync sees them.
+ */
+import type { NodeFiles } from '../files/node-files.js';
+import type { SigningKey } from '../keys.js';
+import type { Registry } from '../registry.js';
+import type { SharingIndex } from '../sharing-index.js';
+import { Peer, type PeerSpaceStatus } from '../sync/peer.js';
+import type { Admission, ProvenSpace, SyncHost } from '../sync/sync-host.js';
+import type { Transport } from '../sync/transport.js';
+import type { OpenSpaces } from './open-spaces.js';
+
+export interface PeersConfig {
+  key: SigningKey;
+  now: () => number;
+  registry: Registry;
+  spaces: OpenSpaces;
+  sharing: SharingIndex;
+  files: NodeFiles;
+  /** A holder's admission of the spaces a peer proved (spec 05 §7.3); none on a member. */
+  admit: ((did: string, proven: readonly ProvenSpace[]) => Promise<Admission>) | undefined;
+}
+
+export class Peers {
+  readonly #peers = new Set<Peer>();
+  readonly #host: SyncHost;
+
+  constructor(config: PeersConfig) {
+    const { key, registry, spaces, sharing, files, admit } = config;
+    this.#host = {
+      did: key.did,
+      sign: (message) => key.sign(message),
+      now: () => config.now(),
+      space: (id) => spaces.view(id),
+      files,
+      holds: async (id) =>
+        (await registry.getSpace(id)) !== undefined || (await registry.getHeld(id)) !== undefined,
+      // From the sharing index: a handshake opens only the spaces shared with the peer.
+      spacesFor: (did) => sharing.spacesFor(did),
+      credentials: async (ids) => {
+        const out: Uint8Array[] = [];
+        for (const id of ids) {
+          if (!(await registry.getSpace(id))) continue; // held without its key: no role
+          for (const v of await (await spaces.member(id)).credentials(key.did)) out.push(v.bytes);
+        }
+        return out;
+      },
+      accessKey: async (id, did) => {
+        if (!(await registry.getSpace(id))) return undefined;
+        const space = await spaces.member(id);
+        return (await space.holderKind(did)) ? space.accessKey : undefined;
+      },
+      ...(admit ? { admit } : {}),
+    };
+  }
+
+  /** Starts syncing with the peer at the other end of `transport`. */
+  connect(transport: Transport, ended: (peer: Peer) => void): Peer {
+    const peer = new Peer(this.#host, transport);
+    this.#peers.add(peer);
+    peer.onEnd(() => {
+      this.#peers.delete(peer);
+      ended(peer);
+    });
+    return peer;
+  }
+
+  /** Space `id` changed here: every peer sharing it hears soon; `membership`: who shares it may differ. */
+  changed(id: string, membership: boolean): void {
+    for (const peer of this.#peers) {
+      peer.helloSoon(id);
+      if (membership) peer.reoffer();
+    }
+  }
+
+  /** How this node stands with each connected peer in space `id`. */
+  status(id: string): PeerSpaceStatus[] {
+    return [...this.#peers].flatMap((p) => p.status(id) ?? []);
+  }
+
+  closeAll(reason: string): void {
+    for (const peer of [...this.#peers]) peer.close(reason);
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Which spaces a connection shares (spec 05 §8 "Handshake", §7.3): naming ours to the peer with
+ * our credentials and, to a holder, access proofs; taking in the peer's credentials; and, on a
+ * holder, admitting the spaces the peer proved. A space is shared once both named it.
+ */
+
+import { MincaError } from '../errors.js';
+import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
+import { verifySignature } from '../keys.js';
+import type { Version } from '../version.js';
+import { accessProofBytes } from './handshake.js';
+import type { Message } from './messages.js';
+import type { ProvenSpace, SyncHost } from './sync-host.js';
+
+/** Credentials one `spaces` message carries. */
+const MAX_CREDENTIALS = 256;
+/** Spaces a peer named that we remember, to link once we hold them. */
+const MAX_PEER_OFFERED = 10_000;
+
+/** What the offers of a connection need of it. */
+export interface OfferChannel {
+  /** The peer's DID, proven. */
+  readonly peer: string;
+  /** This side's nonce and the peer's, from the two `hi` messages. */
+  readonly nonce: Uint8Array;
+  readonly peerNonce: Uint8Array;
+  send(message: Message): void;
+  /** Shares those of `ids` this node may now share with the peer and doesn't yet. */
+  link(ids: readonly string[]): Promise<void>;
+  /** How many spaces the connection shares now. */
+  readonly linked: number;
+}
+
+export class SpaceOffers {
+  /** Spaces we named to the peer so far, each with how many credentials went with it. */
+  readonly #offered = new Map<string, number>();
+  /** Spaces the peer named to us, linked or not: one we couldn't share yet may be later. */
+  readonly #peerOffered = new Set<string>();
+  /** Spaces the peer proved it holds and this node, a holder, keeps for it. */
+  readonly #admitted = new Set<string>();
+
+  constructor(
+    private readonly host: SyncHost,
+    private readonly channel: OfferChannel,
+  ) {}
+
+  /** The spaces this node would share with the peer: by role, and those it holds for it. */
+  async shareable(): Promise<Set<string>> {
+    return new Set([...(await this.host.spacesFor(this.channel.peer)), ...this.#admitted]);
+  }
+
+  /** Names the spaces we'd sync with the peer, and haven't named yet, with our credentials there. */
+  async offer(): Promise<void> {
+    // A space goes again when we gained credentials there since (we joined it while connected),
+    // since the peer may have refused it for want of them.
+    const spaces: string[] = [];
+    const credentials: Uint8Array[] = [];
+    for (const id of await this.shareable()) {
+      const mine = await this.host.credentials([id]);
+      const sent = this.#offered.get(id);
+      if (sent !== undefined && mine.length <= sent) continue;
+      this.#offered.set(id, mine.length);
+      spaces.push(id);
+      credentials.push(...mine);
+    }
+    if (spaces.length === 0 && this.#offered.size > 0) return;
+    const a = credentials.slice(0, MAX_CREDENTIALS);
+    const proofs = await this.#accessProofs(spaces);
+    this.channel.send({
+      t: 'spaces',
+      s: spaces,
+      ...(a.length > 0 ? { a } : {}),
+      ...(proofs.length > 0 ? { p: proofs } : {}),
+    });
+  }
+
+  /** Membership here changed: names spaces shared since, and links those the peer named. */
+  async reoffer(): Promise<void> {
+    await this.offer();
+    await this.channel.link([...this.#peerOffered]);
+  }
+
+  /** Proofs, for a peer that holds spaces without their key, that this node has them. */
+  async #accessProofs(spaces: readonly string[]): Promise<Array<[string, string, Uint8Array]>> {
+    const { peer, nonce, peerNonce } = this.channel;
+    const out: Array<[string, string, Uint8Array]> = [];
+    for (const space of spaces) {
+      const key = await this.host.accessKey?.(space, peer);
+      if (!key) continue;
+      const bytes = accessProofBytes(space, this.host.did, peer, peerNonce, nonce);
+      out.push([space, key.did, await key.sign(bytes)]);
+    }
+    return out;
+  }
+
+  /** The peer's `spaces`: its credentials, its proofs, and the spaces it would share. */
+  async onSpaces(
+    offered: string[],
+    credentials: Uint8Array[],
+    proofs: ReadonlyArray<[string, string, Uint8Array]>,
+  ): Promise<void> {
+    // A peer shows what gives it its role, so we can know it before we name a space to it.
+    if (await this.#takeCredentials(credentials)) await this.offer();
+    const named = new Set(offered);
+    const refusal = await this.#admit(proofs.filter(([space]) => named.has(space)));
+    // Remembered up to a bound, so a peer can't grow the set at will.
+    for (const id of offered)
+      if (this.#peerOffered.size < MAX_PEER_OFFERED) this.#peerOffered.add(id);
+    await this.channel.link(offered);
+    // Nothing left to share: the peer hears why its spaces were refused.
+    if (refusal !== undefined && this.channel.linked === 0)
+      throw new MincaError('not_authorized', refusal);
+  }
+
+  /**
+   * Takes in the peer's credentials in the spaces this node holds with their key, through the
+   * intake. One that is not of the peer's own role ends the connection. True when any was new.
+   */
+  async #takeCredentials(credentials: Uint8Array[]): Promise<boolean> {
+    const bySpace = new Map<string, Version[]>();
+    for (const version of decodeIncoming(credentials)) {
+      let list = bySpace.get(version.space);
+      if (!list) bySpace.set(version.space, (list = []));
+      list.push(version);
+    }
+    let learned = false;
+    for (const [id, versions] of bySpace) {
+      if (!(await this.host.holds(id))) continue;
+      const space = await this.host.space(id);
+      // Held without its key: roles can't be judged here, so credentials mean nothing.
+      if (space.key === undefined) continue;
+      if (versions.some((v) => !space.isCredentialOf(v, this.channel.peer)))
+        throw new MincaError('protocol', 'a credential that does not show the peer’s own role');
+      const fresh = await verifyIncoming(space, versions);
+      // The owner's offers and grants go in before the acceptances that stand on them.
+      const { taken } = await admit(space, fresh, { peer: this.channel.peer });
+      learned ||= taken.length > 0;
+    }
+    return learned;
+  }
+
+  /** A holder takes the spaces the peer proved it holds, as its policy allows. */
+  async #admit(proofs: ReadonlyArray<[string, string, Uint8Array]>): Promise<string | undefined> {
+    if (!this.host.admit || proofs.length === 0) return undefined;
+    const { peer, nonce, peerNonce } = this.channel;
+    const proven: ProvenSpace[] = [];
+    for (const [space, access, signature] of proofs) {
+      const bytes = accessProofBytes(space, peer, this.host.did, nonce, peerNonce);
+      if (!(await verifySignature(access, bytes, signature)))
+        throw new MincaError('protocol', `the access proof for space ${space} does not verify`);
+      proven.push({ space, access });
+    }
+    const { admitted, refused } = await this.host.admit(peer, proven);
+    for (const id of admitted) this.#admitted.add(id);
+    if (admitted.some((id) => !this.#offered.has(id))) await this.offer();
+    const first = refused[0];
+    return first && `space ${first.space} refused: ${first.reason}`.slice(0, 500);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * What a sync peer needs of its node, and what it tells of a space: the interfaces between
+ * `sync/` and the rest of the node. Holding (spec 05 §7.3) comes in only through these.
+ */
+import type { FileService } from '../files/file-channel.js';
+import type { SigningKey } from '../keys.js';
+import type { SpaceView } from '../space/space-view.js';
+
+/** A space a peer names with its access proof (spec 05 §7.3), once the proof verified. */
+export interface ProvenSpace {
+  space: string;
+  /** The access DID the proof verified under. */
+  access: string;
+}
+
+/** What a holder answers to proven spaces: those it holds for this peer, and why not the rest. */
+export interface Admission {
+  admitted: string[];
+  refused: Array<{ space: string; reason: string }>;
+}
+
+/** What a peer connection needs of its node. */
+export interface SyncHost {
+  readonly did: string;
+  sign(message: Uint8Array): Promise<Uint8Array>;
+  /** The spaces this node would sync with `did`: those it holds that `did` may read. */
+  spacesFor(did: string): Promise<string[]>;
+  /** The versions giving this node its role in each of `spaces`, as bytes. */
+  credentials(spaces: readonly string[]): Promise<Uint8Array[]>;
+  /** Whether this node holds space `id`, with its key or without. */
+  holds(id: string): Promise<boolean>;
+  space(id: string): Promise<SpaceView>;
+  now(): number;
+  /**
+   * The space's access key, when `did` may hold `space` without its key (a host or carrier the
+   * owner allows): this node proves the space to it with the key (spec 05 §7.3).
+   */
+  accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
+  /** A holder: which spaces `did` proved it holds this node keeps for it (spec 05 §7.3). */
+  admit?(did: string, proven: readonly ProvenSpace[]): Promise<Admission>;
+  /** Files: told when a space becomes shared with a peer, and answering its requests (§16.6). */
+  files?: FileService;
+}
+
+/** How this node stands with one peer in one space. */
+export interface PeerSpaceStatus {
+  did: string;
+  /** A reconciliation finished and nothing asked of the peer is outstanding. */
+  synced: boolean;
+  /** Both hold exactly the same versions: the fingerprints are equal. */
+  level: boolean;
+  /** Why the peer last refused a version of ours (a holder over its limits), if it did. */
+  refused?: string;
+}
