@@ -137,7 +137,7 @@ export class MincaNode {
       spaces: open,
       sharing,
       files,
-      admit: config.holding ? (did, proven) => holding.admit(did, proven) : undefined,
+      admit: config.holding ? (did, offered) => holding.admit(did, offered) : undefined,
     });
     this.#open = open;
     this.#peers = peers;

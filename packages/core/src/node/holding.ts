@@ -4,8 +4,8 @@
  */
 import { MincaError } from '../errors.js';
 import type { HoldingPolicy } from '../hosting/holding-policy.js';
-import type { Registry } from '../registry.js';
-import type { Admission, ProvenSpace } from '../sync/sync-host.js';
+import type { HeldEntry, Registry } from '../registry.js';
+import type { Admission, OfferedSpace } from '../sync/sync-host.js';
 import type { OpenSpaces } from './open-spaces.js';
 
 /** A space this node holds without its key (spec 05 §7.3). */
@@ -30,13 +30,20 @@ export class Holding {
     private readonly now: () => number,
   ) {}
 
-  /** Takes the spaces a peer proved, as the policy allows. */
-  async admit(did: string, proven: readonly ProvenSpace[]): Promise<Admission> {
+  /**
+   * Takes the spaces a peer proved, as the policy allows. Cheap checks go first (held under
+   * another access DID, the policy), so a peer makes this node check a signature only for a
+   * space it would keep; every such proof must verify before any space is kept.
+   */
+  async admit(did: string, offered: readonly OfferedSpace[]): Promise<Admission> {
     const answer: Admission = { admitted: [], refused: [] };
-    for (const { space: id, access } of proven) {
+    const keep: Array<{ offer: OfferedSpace; entry: HeldEntry; fresh: boolean }> = [];
+    for (const offer of offered) {
+      const { space: id, access } = offer;
       // A space this node has the key of is shared by role, not held.
       if (await this.registry.getSpace(id)) continue;
       let entry = await this.registry.getHeld(id);
+      const fresh = entry === undefined;
       if (!entry) {
         const reason = await this.policy.acceptSpace?.({ space: id, peer: did, access });
         if (reason !== undefined) {
@@ -44,14 +51,24 @@ export class Holding {
           continue;
         }
         entry = { id, access, offeredBy: did, added: this.now() };
-        await this.registry.putHeld(entry);
       }
       if (entry.access !== access) {
         answer.refused.push({ space: id, reason: 'it is held here under another access key' });
         continue;
       }
+      keep.push({ offer, entry, fresh });
+    }
+    for (const { offer } of keep) {
+      if (!(await offer.verify()))
+        throw new MincaError(
+          'protocol',
+          `the access proof for space ${offer.space} does not verify`,
+        );
+    }
+    for (const { entry, fresh } of keep) {
+      if (fresh) await this.registry.putHeld(entry);
       await this.spaces.held(entry);
-      answer.admitted.push(id);
+      answer.admitted.push(entry.id);
     }
     return answer;
   }

@@ -8,7 +8,7 @@ import type { SigningKey } from '../keys.js';
 import type { Registry } from '../registry.js';
 import type { SharingIndex } from '../sharing-index.js';
 import { Peer, type PeerSpaceStatus } from '../sync/peer.js';
-import type { Admission, ProvenSpace, SyncHost } from '../sync/sync-host.js';
+import type { Admission, OfferedSpace, SyncHost } from '../sync/sync-host.js';
 import type { Transport } from '../sync/transport.js';
 import type { OpenSpaces } from './open-spaces.js';
 
@@ -20,7 +20,7 @@ export interface PeersConfig {
   sharing: SharingIndex;
   files: NodeFiles;
   /** A holder's admission of the spaces a peer proved (spec 05 §7.3); none on a member. */
-  admit: ((did: string, proven: readonly ProvenSpace[]) => Promise<Admission>) | undefined;
+  admit: ((did: string, offered: readonly OfferedSpace[]) => Promise<Admission>) | undefined;
 }
 
 export class Peers {

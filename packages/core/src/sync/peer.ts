@@ -10,6 +10,7 @@ import { isMincaError, MincaError } from '../errors.js';
 import type { FileChannel } from '../files/file-channel.js';
 import { verifySignature } from '../keys.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
+import { ConnectionBudget } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
@@ -42,6 +43,7 @@ export class Peer {
   readonly #endListeners = new Set<(reason: string) => void>();
   /** Messages are handled one at a time, in order; so is work timers start. */
   #inbox: Promise<void> = Promise.resolve();
+  readonly #budget: ConnectionBudget;
 
   constructor(
     private readonly host: SyncHost,
@@ -63,8 +65,22 @@ export class Peer {
       host.files,
     );
     this.files = this.#fileChannel;
+    this.#budget = new ConnectionBudget(() => host.now());
     transport.onMessage = (frame) => {
-      this.#inbox = this.#inbox.then(() => this.#receive(frame));
+      if (this.#closed) return;
+      try {
+        this.#budget.received(frame.length);
+      } catch (error) {
+        this.close((error as Error).message);
+        return;
+      }
+      this.#inbox = this.#inbox.then(async () => {
+        try {
+          await this.#receive(frame);
+        } finally {
+          this.#budget.handled(frame.length);
+        }
+      });
     };
     transport.onClose = (reason) => this.#finish(reason ?? 'the transport closed');
     this.#send({ t: 'hi', v: PROTOCOL_VERSION, d: host.did, n: this.#nonce });
@@ -148,7 +164,7 @@ export class Peer {
   async #receive(frame: Uint8Array): Promise<void> {
     if (this.#closed) return;
     try {
-      await this.#handle(decodeMessage(frame));
+      await this.#handle(decodeMessage(frame), frame.length);
     } catch (error) {
       // A peer that breaks the protocol loses this connection, never the node.
       const why = isMincaError(error) ? error.message : `internal error: ${String(error)}`;
@@ -156,18 +172,23 @@ export class Peer {
     }
   }
 
-  async #handle(m: Message): Promise<void> {
+  async #handle(m: Message, bytes: number): Promise<void> {
     if (m.t === 'bye') {
       this.transport.close(m.w);
       this.#finish(`peer left: ${m.w}`);
       return;
     }
-    if (m.t === 'hi') return this.#onHi(m);
-    if (m.t === 'auth') return this.#onAuth(m);
+    if (m.t === 'hi' || m.t === 'auth') {
+      this.#budget.idle(bytes);
+      return m.t === 'hi' ? this.#onHi(m) : this.#onAuth(m);
+    }
     if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
-    if (m.t === 'spaces') return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? []);
-    // A space we don't share with this peer: not ours to answer.
-    if (!this.#syncs.has(m.s)) return;
+    if (m.t === 'spaces') {
+      this.#budget.spaces();
+      return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? []);
+    }
+    // A space we don't share with this peer: not ours to answer, and counted as idle.
+    if (!this.#syncs.has(m.s)) return this.#budget.idle(bytes);
     if (m.t === 'fwant') return this.#fileChannel.onWant(m);
     if (m.t === 'fdata') return this.#fileChannel.onData(m);
     return this.#syncs.get(m.s)!.handle(m);
@@ -203,6 +224,7 @@ export class Peer {
       get linked() {
         return peer.#syncs.size;
       },
+      budget: this.#budget,
     });
     await this.#offers.offer();
   }

@@ -14,6 +14,10 @@ import type { Message } from './messages.js';
 import { NEGENTROPY_FRAME_LIMIT } from './messages.js';
 import { HEARTBEAT_MS, MAX_ROUNDS, STALE_MS } from './pacing.js';
 
+/** People's profiles: reconciled, and asked for, with the space's own records. */
+export const PROFILE_COLLECTION = 'std.profile';
+const isSpacesOwn = (c: string) => isSystemCollection(c) || c === PROFILE_COLLECTION;
+
 /** Reconciliation messages a responder answers per heartbeat: a few sessions' worth of rounds. */
 const MAX_ANSWERED = 4 * MAX_ROUNDS;
 
@@ -107,8 +111,9 @@ export class Reconciliation {
   }
 
   /**
-   * `sys.*` first; then from the collection we hold fewest versions of to the most. Holding
-   * nothing yet, follow the order the peer named its collections in.
+   * The space's own records first (`sys.*`, then profiles); then from the collection we hold
+   * fewest versions of to the most. Holding nothing yet, follow the order the peer named its
+   * collections in.
    */
   #collectionOrder(): string[] {
     const store = this.sync.space.store;
@@ -116,7 +121,8 @@ export class Reconciliation {
     const theirs = this.sync.peerCounts.map(([c]) => c);
     const all = [...new Set([...mine, ...theirs])];
     const system = all.filter(isSystemCollection).sort();
-    const rest = all.filter((c) => !isSystemCollection(c));
+    if (all.includes(PROFILE_COLLECTION)) system.push(PROFILE_COLLECTION);
+    const rest = all.filter((c) => !isSystemCollection(c) && c !== PROFILE_COLLECTION);
     const held = (c: string) => store.collection(c)?.versions.size ?? 0;
     if (store.versionCount() === 0) {
       rest.sort((a, b) => theirs.indexOf(a) - theirs.indexOf(b));
@@ -175,9 +181,12 @@ export class Reconciliation {
     if (!session || session.collection !== collection)
       throw new MincaError('protocol', 'a reconciliation reply nobody asked for');
     session.heard = this.channel.now();
+    // Past the rounds, this session is given up (not the connection, nor the other spaces):
+    // what it missed is found by a later one.
     if (++session.rounds > MAX_ROUNDS) {
       this.#session = undefined;
-      throw new MincaError('protocol', `reconciliation went past ${MAX_ROUNDS} rounds`);
+      this.#rerun = false;
+      return;
     }
     const { reply, have, need } = (await session.negentropy!.reconcile(message)) as {
       reply?: Uint8Array;
@@ -185,7 +194,7 @@ export class Reconciliation {
       need: Uint8Array[];
     };
     await this.sync.push(have.map(toHex));
-    this.sync.want(need.map(toHex), isSystemCollection(collection));
+    this.sync.want(need.map(toHex), isSpacesOwn(collection));
     if (reply) this.channel.send({ t: 'neg', s: this.sync.id, c: collection, m: reply });
     else await this.#nextCollection();
   }

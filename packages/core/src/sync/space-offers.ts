@@ -8,9 +8,10 @@ import { MincaError } from '../errors.js';
 import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
 import { verifySignature } from '../keys.js';
 import type { Version } from '../version.js';
+import type { ConnectionBudget } from './budget.js';
 import { accessProofBytes } from './handshake.js';
 import type { Message } from './messages.js';
-import type { ProvenSpace, SyncHost } from './sync-host.js';
+import type { OfferedSpace, SyncHost } from './sync-host.js';
 
 /** Credentials one `spaces` message carries. */
 const MAX_CREDENTIALS = 256;
@@ -29,6 +30,8 @@ export interface OfferChannel {
   link(ids: readonly string[]): Promise<void>;
   /** How many spaces the connection shares now. */
   readonly linked: number;
+  /** What the peer may still make this node do. */
+  readonly budget: ConnectionBudget;
 }
 
 export class SpaceOffers {
@@ -131,6 +134,9 @@ export class SpaceOffers {
       if (space.key === undefined) continue;
       if (versions.some((v) => !space.isCredentialOf(v, this.channel.peer)))
         throw new MincaError('protocol', 'a credential that does not show the peer’s own role');
+      this.channel.budget.signatures(
+        versions.filter((v) => !space.store.hasVersion(v.collection, v.id)).length,
+      );
       const fresh = await verifyIncoming(space, versions);
       // The owner's offers and grants go in before the acceptances that stand on them.
       const { taken } = await admit(space, fresh, { peer: this.channel.peer });
@@ -142,15 +148,17 @@ export class SpaceOffers {
   /** A holder takes the spaces the peer proved it holds, as its policy allows. */
   async #admit(proofs: ReadonlyArray<[string, string, Uint8Array]>): Promise<string | undefined> {
     if (!this.host.admit || proofs.length === 0) return undefined;
-    const { peer, nonce, peerNonce } = this.channel;
-    const proven: ProvenSpace[] = [];
-    for (const [space, access, signature] of proofs) {
-      const bytes = accessProofBytes(space, peer, this.host.did, nonce, peerNonce);
-      if (!(await verifySignature(access, bytes, signature)))
-        throw new MincaError('protocol', `the access proof for space ${space} does not verify`);
-      proven.push({ space, access });
-    }
-    const { admitted, refused } = await this.host.admit(peer, proven);
+    const { peer, nonce, peerNonce, budget } = this.channel;
+    const offered: OfferedSpace[] = proofs.map(([space, access, signature]) => ({
+      space,
+      access,
+      verify: async () => {
+        budget.signatures(1);
+        const bytes = accessProofBytes(space, peer, this.host.did, nonce, peerNonce);
+        return verifySignature(access, bytes, signature);
+      },
+    }));
+    const { admitted, refused } = await this.host.admit(peer, offered);
     for (const id of admitted) this.#admitted.add(id);
     if (admitted.some((id) => !this.#offered.has(id))) await this.offer();
     const first = refused[0];

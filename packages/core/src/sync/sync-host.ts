@@ -6,11 +6,13 @@ import type { FileService } from '../files/file-channel.js';
 import type { SigningKey } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
 
-/** A space a peer names with its access proof (spec 05 §7.3), once the proof verified. */
-export interface ProvenSpace {
+/** A space a peer names with its access proof (spec 05 §7.3), the proof not yet checked. */
+export interface OfferedSpace {
   space: string;
-  /** The access DID the proof verified under. */
+  /** The access DID the proof is to verify under. */
   access: string;
+  /** Checks the proof: one signature, so a holder asks only for the spaces it would keep. */
+  verify(): Promise<boolean>;
 }
 
 /** What a holder answers to proven spaces: those it holds for this peer, and why not the rest. */
@@ -36,8 +38,12 @@ export interface SyncHost {
    * owner allows): this node proves the space to it with the key (spec 05 §7.3).
    */
   accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
-  /** A holder: which spaces `did` proved it holds this node keeps for it (spec 05 §7.3). */
-  admit?(did: string, proven: readonly ProvenSpace[]): Promise<Admission>;
+  /**
+   * A holder: which of the spaces `did` offers with proofs this node keeps for it (spec 05
+   * §7.3). It checks the proofs of those it would keep, and throws `protocol` for one that
+   * does not verify, before keeping any.
+   */
+  admit?(did: string, offered: readonly OfferedSpace[]): Promise<Admission>;
   /** Files: told when a space becomes shared with a peer, and answering its requests (§16.6). */
   files?: FileService;
 }
