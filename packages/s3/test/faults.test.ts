@@ -1,8 +1,9 @@
 // A storm of injected faults: whatever the store says it stored must be there afterwards.
 import { isMincaError } from '@minca/core';
+import { seededRandom } from '@minca/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { Fault } from './fault-proxy.ts';
-import { bytesOf, expectBytes, inBatches, seededRandom } from './helpers.ts';
+import { bytesOf, expectBytes, inBatches } from './helpers.ts';
 import { proxyForFile, s3rverForFile } from './s3rver-server.ts';
 
 const s3 = s3rverForFile();

@@ -27,18 +27,6 @@ export function bytesOf(seed: number, count: number): Uint8Array {
   return bytes;
 }
 
-/** Small deterministic PRNG (mulberry32), so a fault storm can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Runs `task` over `items` with at most `limit` at a time. */
 export async function inBatches<T>(
   items: readonly T[],
