@@ -1,14 +1,9 @@
 // Initial sync of 100,000 small records between two Node processes over a loopback WebSocket,
 // then a re-sync after 100 new records on each side. The processes are the integration tests'
 // node fixture; it counts the bytes and frames that cross its transport.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { ChildNode } from '@minca/integration-tests/child-node';
 import type { Benchmark } from '../harness.js';
 
-const FIXTURE = fileURLToPath(
-  new URL('../../../tests/integration/test/fixtures/ws-node.mjs', import.meta.url),
-);
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
 const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
 // Who starts reconciling is the smaller DID: `server` (it pushes what the client lacks) or
@@ -25,30 +20,15 @@ interface Status {
   negSent: number;
 }
 
-/** A fixture process: one JSON command per line in, one answer per line out. */
-function child(role: 'serve' | 'join', count: number, order?: string) {
-  const proc = spawn(
-    process.execPath,
-    ['--max-old-space-size=4096', FIXTURE, role, String(count), ...(order ? [order] : [])],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
-  return {
-    async ask<T>(command: Record<string, unknown>): Promise<T> {
-      proc.stdin.write(`${JSON.stringify(command)}\n`);
-      const { value, done } = await lines.next();
-      if (done) throw new Error(`the ${role} process ended`);
-      return JSON.parse(value) as T;
-    },
-    kill: () => proc.kill('SIGKILL'),
-  };
-}
+/** A fixture process with room for 100,000 versions, given up to 10 minutes an answer. */
+const child = (role: 'serve' | 'join', count: number, order?: string) =>
+  new ChildNode(role, count, {
+    order,
+    nodeArgs: ['--max-old-space-size=4096'],
+    timeoutMs: 600_000,
+  });
 
-async function untilLevel(
-  a: ReturnType<typeof child>,
-  b: ReturnType<typeof child>,
-  limitMs: number,
-): Promise<[Status, Status]> {
+async function untilLevel(a: ChildNode, b: ChildNode, limitMs: number): Promise<[Status, Status]> {
   const end = Date.now() + limitMs;
   while (Date.now() < end) {
     const [sa, sb] = [

@@ -1,6 +1,6 @@
 // Two Node processes sync one space over a real WebSocket on 127.0.0.1.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChildNode } from './child-node.ts';
+import { ChildNode } from './fixtures/child-node.mjs';
 
 const children: ChildNode[] = [];
 afterEach(() => {
