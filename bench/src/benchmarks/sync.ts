@@ -1,7 +1,7 @@
 // Initial sync of 100,000 small records between two Node processes over a loopback WebSocket,
 // then a re-sync after 100 new records on each side. The processes are the integration tests'
 // node fixture; it counts the bytes and frames that cross its transport.
-import { ChildNode } from '@minca/integration-tests/child-node';
+import { ChildNode, type ChildStatus, untilLevel } from '@minca/integration-tests/child-node';
 import type { Benchmark } from '../harness.js';
 
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
@@ -10,10 +10,7 @@ const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
 // `client` (it asks for it, 256 ids a want). Unset, it falls as the keys do.
 const STARTER = process.env.MINCA_BENCH_SYNC_STARTER;
 
-interface Status {
-  fingerprint: string;
-  versions: number;
-  peers: Array<{ level: boolean }>;
+interface Status extends ChildStatus {
   maxRssKiB: number;
   sent: number;
   received: number;
@@ -27,20 +24,6 @@ const child = (role: 'serve' | 'join', count: number, order?: string) =>
     nodeArgs: ['--max-old-space-size=4096'],
     timeoutMs: 600_000,
   });
-
-async function untilLevel(a: ChildNode, b: ChildNode, limitMs: number): Promise<[Status, Status]> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    const [sa, sb] = [
-      await a.ask<Status>({ cmd: 'status' }),
-      await b.ask<Status>({ cmd: 'status' }),
-    ];
-    if (sa.fingerprint === sb.fingerprint && sa.peers[0]?.level && sb.peers[0]?.level)
-      return [sa, sb];
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('the two processes did not converge in time');
-}
 
 const bench: Benchmark = {
   name: 'sync',
@@ -60,7 +43,7 @@ const bench: Benchmark = {
       const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
       let start = performance.now();
       await client.ask({ cmd: 'join', ticket, port });
-      const [s1, c1] = await untilLevel(server, client, 600_000);
+      const [s1, c1] = await untilLevel<Status>(server, client, 600_000);
       const initialMs = performance.now() - start;
 
       await client.ask({ cmd: 'disconnect' });
@@ -70,7 +53,7 @@ const bench: Benchmark = {
       await client.ask({ cmd: 'reset' });
       start = performance.now();
       await client.ask({ cmd: 'connect', port });
-      const [s2, c2] = await untilLevel(server, client, 120_000);
+      const [s2, c2] = await untilLevel<Status>(server, client, 120_000);
       const resyncMs = performance.now() - start;
       const roundTrips = Math.max(s2.negSent, c2.negSent);
       await client.ask({ cmd: 'stop' });
