@@ -7,24 +7,18 @@ import {
   S3RVER_SECRET_ACCESS_KEY,
   startS3rver,
 } from '@minca/s3/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { homesForFile, mincaJson, type Running, startMinca } from './minca.ts';
 
 const BUCKET = 'minca-host';
-const temps: Array<{ dir: string; remove(): Promise<void> }> = [];
-let a: string;
-let h: string;
 let host: Running | undefined;
 let s3: RunningS3rver | undefined;
-beforeAll(async () => {
-  for (const name of ['a', 'h']) temps.push(await tempHome(name));
-  [a, h] = temps.map((t) => t.dir) as [string, string];
-  s3 = await startS3rver({ bucket: BUCKET });
-});
-afterAll(async () => {
+const [a, h] = await homesForFile(['a', 'h'], async () => {
   await host?.stop();
   await s3?.close();
-  for (const t of temps) await t.remove();
+});
+beforeAll(async () => {
+  s3 = await startS3rver({ bucket: BUCKET });
 });
 
 describe('a host with an S3 mirror', () => {
