@@ -1,21 +1,11 @@
 // A host over its subscription's limits refuses with a reason and loses nothing it held: real
 // `minca` processes on 127.0.0.1.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minca, mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import { describe, expect, it } from 'vitest';
+import { homesForFile, minca, mincaJson, type Running, startMinca } from './minca.ts';
 
-const temps: Array<{ dir: string; remove(): Promise<void> }> = [];
-let a: string;
-let h: string;
 let host: Running | undefined;
-beforeAll(async () => {
-  for (const name of ['a', 'h']) temps.push(await tempHome(name));
-  [a, h] = temps.map((t) => t.dir) as [string, string];
-});
-afterAll(async () => {
-  await host?.stop();
-  for (const t of temps) await t.remove();
-});
+const [a, h] = await homesForFile(['a', 'h'], () => host?.stop());
 
 type Held = { id: string; account: string; versions: number; bytes: number };
 

@@ -1,21 +1,18 @@
 // A host or carrier keeps files without the space key: its space has a store and no
 // membership to read, and it checks every list and chunk against the file id all the same.
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
 import { NodeFiles } from '../../src/files/node-files.js';
 import type { FileSource } from '../../src/files/source.js';
-import { createNode, type MincaNode } from '../../src/node.js';
+import { createNode } from '../../src/node.js';
 import { HeldSpace } from '../../src/space/held-space.js';
 import { Store } from '../../src/store.js';
 import { decodeVersion } from '../../src/version.js';
 import { type Data, fakeStores } from '../fake-adapter.js';
-import { until } from '../sync-helpers.js';
+import { nodeFixture, until } from '../sync-helpers.js';
 import { same, sample } from './files-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const n of nodes.splice(0)) await n.close();
-});
+const { nodes } = nodeFixture();
 
 it('fetches, keeps and serves files with no key, checking them against their ids', async () => {
   const backing = new Map<string, Data>();
