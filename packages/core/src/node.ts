@@ -9,6 +9,7 @@ import { HybridClock } from './clock.js';
 import type { FileLimits } from './files/limits.js';
 import { NodeFiles } from './files/node-files.js';
 import type { HoldingPolicy } from './hosting/holding-policy.js';
+import { verifyChain, type WriterIdentity } from './identity/writer-chain.js';
 import type { SigningKey } from './keys.js';
 import { type MirrorErrorListener, resolveMirrors } from './mirror/space-mirrors.js';
 import { isSystemCollection } from './names.js';
@@ -35,8 +36,18 @@ export type { FilesApi, RecordsApi, SpacesApi };
 export interface NodeConfig {
   /** Where the node keeps its stores: `registry`, and `spaces/<id>` per space. */
   stores: StoreFactory;
-  /** The key the node signs as. Without one, the node makes one and keeps it in its registry. */
+  /**
+   * The writer key the node signs with (spec 05 §6). Without one, the node makes one and keeps
+   * it in its registry; where the registry lives in a folder others copy (a data folder), pass
+   * one kept in this device's own state.
+   */
   key?: SigningKey;
+  /**
+   * The certificates that make `key` write for an account: the account root's writer
+   * certificate, or its device certificate and that device's writer certificate. Without them
+   * the key is its own account.
+   */
+  certificates?: readonly Uint8Array[];
   /** The wall clock, ms. For tests. */
   now?: () => number;
   /**
@@ -63,7 +74,8 @@ export interface NodeConfig {
 export async function createNode(config: NodeConfig): Promise<MincaNode> {
   const registry = new Registry(await openStore(config.stores, REGISTRY_PATH));
   const key = config.key ?? (await registry.nodeKey());
-  return new MincaNode(config, registry, key);
+  const identity = await verifyChain(key.did, config.certificates ?? []);
+  return new MincaNode(config, registry, key, identity);
 }
 
 export class MincaNode {
@@ -75,6 +87,7 @@ export class MincaNode {
   readonly files: FilesApi;
   readonly #registry: Registry;
   readonly #key: SigningKey;
+  readonly #identity: WriterIdentity;
   readonly #open: OpenSpaces;
   readonly #peers: Peers;
   readonly #files: NodeFiles;
@@ -82,11 +95,12 @@ export class MincaNode {
   #closed = false;
 
   /** @internal Use {@link createNode}. */
-  constructor(config: NodeConfig, registry: Registry, key: SigningKey) {
+  constructor(config: NodeConfig, registry: Registry, key: SigningKey, identity: WriterIdentity) {
     const now = config.now ?? Date.now;
     const clock = new HybridClock(config.now);
     this.#registry = registry;
     this.#key = key;
+    this.#identity = identity;
     const files = new NodeFiles(now, config.fetchFiles === 'all');
     const mirrors = new NodeMirrors(
       config.stores,
@@ -126,12 +140,14 @@ export class MincaNode {
       registry,
       clock,
       key,
+      identity,
       holding: config.holding,
       hooks,
     });
     const holding = new Holding(registry, open, config.holding ?? {}, now);
     peers = new Peers({
       key,
+      identity,
       now,
       registry,
       spaces: open,
@@ -144,7 +160,7 @@ export class MincaNode {
     this.#files = files;
     this.#sharing = sharing;
     this.spaces = spacesApi({
-      did: key.did,
+      did: identity.account,
       clock,
       registry,
       spaces: open,
@@ -158,8 +174,13 @@ export class MincaNode {
     this.files = filesApi(open, files);
   }
 
-  /** The DID this node signs as. */
+  /** The account this node writes for: the DID roles are granted to (spec 05 §6). */
   get did(): string {
+    return this.#identity.account;
+  }
+
+  /** The DID of the writer key this node signs with; its account's when it has no certificates. */
+  get writer(): string {
     return this.#key.did;
   }
 

@@ -11,8 +11,13 @@ import type { Store } from './store.js';
 /** What the registry knows of a space. */
 export interface SpaceEntry {
   id: string;
-  /** The 32-byte space key bodies are sealed under. */
+  /** The 32-byte space key new bodies are sealed under: the newest of {@link keys}. */
   key: Uint8Array;
+  /**
+   * Every key the space had that this node holds, oldest first (spec 05 §7.4): a key changes
+   * when a member leaves, and older bodies open under the older keys.
+   */
+  keys: Uint8Array[];
   /** The DID that created the space and owns it. */
   owner: string;
   /** When this node added it, ms. */
@@ -69,24 +74,32 @@ export class Registry {
     return key;
   }
 
-  async putSpace(space: SpaceEntry): Promise<void> {
-    const value = encodeCbor({ k: space.key, o: space.owner, a: space.added });
+  async putSpace(space: Omit<SpaceEntry, 'keys'> & { keys?: Uint8Array[] }): Promise<void> {
+    const keys = space.keys ?? [space.key];
+    const value = encodeCbor({
+      k: keys[keys.length - 1],
+      o: space.owner,
+      a: space.added,
+      ...(keys.length > 1 ? { ks: keys } : {}),
+    });
     await this.store.commit({ entries: [{ key: SPACE_PREFIX + space.id, value }] });
   }
 
   async getSpace(id: string): Promise<SpaceEntry | undefined> {
     const bytes = await this.store.get(SPACE_PREFIX + id);
     if (!bytes) return undefined;
-    const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+    const m = decodeStrict(bytes, { maxBytes: 64 * 1024, maxDepth: 2 }) as Record<string, unknown>;
+    const isKey = (k: unknown): k is Uint8Array => k instanceof Uint8Array && k.length === 32;
     if (
-      !(m?.k instanceof Uint8Array) ||
-      m.k.length !== 32 ||
+      !isKey(m?.k) ||
       typeof m.o !== 'string' ||
-      typeof m.a !== 'number'
+      typeof m.a !== 'number' ||
+      (m.ks !== undefined && !(Array.isArray(m.ks) && m.ks.every(isKey)))
     ) {
       throw new MincaError('corrupt', `the registry entry of space ${id} is damaged`);
     }
-    return { id, key: m.k, owner: m.o, added: m.a };
+    const keys = (m.ks as Uint8Array[] | undefined) ?? [m.k];
+    return { id, key: keys[keys.length - 1]!, keys, owner: m.o, added: m.a };
   }
 
   async putInvite(invite: InviteEntry): Promise<void> {

@@ -201,3 +201,19 @@ export function openBody(version: Version, spaceKey: Uint8Array): BodyValue | nu
   }
   return body;
 }
+
+/**
+ * Opens a version's body with whichever of a space's keys sealed it (spec 05 §7.4: a space key
+ * changes when a member leaves), trying the newest first. `invalid_version` if none opens it.
+ */
+export function openWithKeys(version: Version, keys: readonly Uint8Array[]): BodyValue | null {
+  let failure: unknown;
+  for (let i = keys.length - 1; i >= 0; i--) {
+    try {
+      return openBody(version, keys[i]!);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure ?? new MincaError('invalid_version', 'no key to open the version with');
+}

@@ -6,6 +6,7 @@
 
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
+import { verifyChain } from '../identity/writer-chain.js';
 import { SPACE_ID } from '../ids.js';
 import { verifyDetached } from '../intake.js';
 import { decodeInvite, encodeInvite, MAX_INVITE_HOLDERS } from '../invite-code.js';
@@ -13,13 +14,16 @@ import { SigningKey } from '../keys.js';
 import type { Registry } from '../registry.js';
 import type { SharingIndex } from '../sharing-index.js';
 import { HOLDER_COLLECTION } from '../space/holders.js';
+import { accept, offer } from '../space/member-records.js';
 import {
-  ACCEPT_COLLECTION,
   didRecordId,
   MEMBER_COLLECTION,
   type Role,
+  readWriterChain,
+  WRITER_COLLECTION,
 } from '../space/membership.js';
-import { openBody } from '../version.js';
+import type { OpenSpace } from '../space/open-space.js';
+import { openBody, openWithKeys, type Version } from '../version.js';
 import type { OpenSpaces } from './open-spaces.js';
 
 /** Everything a node needs to join a space: see `spaces.share`. */
@@ -27,8 +31,10 @@ export interface SpaceTicket {
   id: string;
   key: Uint8Array;
   owner: string;
-  /** The owner's grant of the joiner's role, as version bytes. */
+  /** The owner's grant of the joiner's role and the owner's writer records, as version bytes. */
   versions: Uint8Array[];
+  /** The space's older keys, oldest first (spec 05 §7.4). */
+  oldKeys?: Uint8Array[];
 }
 
 export interface SpaceInfo {
@@ -50,12 +56,14 @@ export class Invites {
     const grant = space.store
       .collection(MEMBER_COLLECTION)
       ?.records.get(did.replace(/^did:key:/, ''));
-    const versions = await space.store.getVersions(grant?.versions.map((m) => m.id) ?? []);
+    const ids = [...(grant?.versions.map((m) => m.id) ?? []), ...(await ownerWriters(space))];
+    const versions = await space.store.getVersions(ids);
     return {
       id,
       key: space.key.slice(),
       owner: space.owner,
       versions: versions.flatMap((v) => (v ? [v.bytes] : [])),
+      ...(space.keys.length > 1 ? { oldKeys: space.keys.slice(0, -1).map((k) => k.slice()) } : {}),
     };
   }
 
@@ -63,7 +71,7 @@ export class Invites {
   async invite(id: string, role: Role): Promise<string> {
     const space = await this.spaces.member(id);
     const inviteKey = SigningKey.generate();
-    const offer = await space.offer(inviteKey, role);
+    const offered = await offer(space, inviteKey, role);
     await this.registry.putInvite({
       id: didRecordId(inviteKey.did),
       space: id,
@@ -74,16 +82,22 @@ export class Invites {
     const holderIds = [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
       .flatMap((record) => record.versions.map((m) => m.id))
       .slice(0, MAX_INVITE_HOLDERS);
+    const membership = await space.membership();
     const holders = (await space.store.getVersions(holderIds)).flatMap((v) =>
-      v && v.author === space.owner ? [v.bytes] : [],
+      v && membership.accountAt(v.author, v.timestamp) === space.owner ? [v.bytes] : [],
+    );
+    const writers = (await space.store.getVersions(await ownerWriters(space))).flatMap((v) =>
+      v ? [v.bytes] : [],
     );
     return encodeInvite({
       space: id,
       key: space.key,
       owner: space.owner,
       secret: inviteKey.exportSecret(),
-      offer: offer.bytes,
+      offer: offered.bytes,
       holders,
+      writers: writers.slice(0, MAX_INVITE_HOLDERS),
+      oldKeys: space.keys.slice(0, -1),
     });
   }
 
@@ -91,9 +105,9 @@ export class Invites {
   async unused(id: string): Promise<Array<{ id: string; role: string }>> {
     const space = await this.spaces.member(id);
     const unused: Array<{ id: string; role: string }> = [];
+    const membership = await space.membership();
     for (const invite of await this.registry.invites(id)) {
-      if (space.store.collection(ACCEPT_COLLECTION)?.records.has(invite.id))
-        await this.registry.deleteInvite(invite.id);
+      if (membership.isUsed(invite.id)) await this.registry.deleteInvite(invite.id);
       else unused.push({ id: invite.id, role: invite.role });
     }
     return unused;
@@ -116,11 +130,24 @@ export class Invites {
       );
     }
     const versions = await verifyDetached(ticket.versions);
-    if (versions.some((v) => v.space !== id || v.collection !== MEMBER_COLLECTION)) {
-      throw new MincaError('invalid_input', 'a space ticket holds only grants of its own space');
+    const kinds = [MEMBER_COLLECTION, WRITER_COLLECTION];
+    if (versions.some((v) => v.space !== id || !kinds.includes(v.collection))) {
+      throw new MincaError(
+        'invalid_input',
+        "a space ticket holds only grants and the owner's writers of its own space",
+      );
     }
+    const oldKeys = ticket.oldKeys ?? [];
+    if (!oldKeys.every((k) => k instanceof Uint8Array && k.length === 32))
+      throw new MincaError('invalid_input', 'a space ticket’s older keys are 32 bytes each');
     if (!(await this.registry.getSpace(id)))
-      await this.registry.putSpace({ id, key, owner, added: this.clock.tick() });
+      await this.registry.putSpace({
+        id,
+        key,
+        keys: [...oldKeys, key],
+        owner,
+        added: this.clock.tick(),
+      });
     const space = await this.spaces.member(id);
     await space.takeIn(versions);
     await this.sharing.update(id);
@@ -129,21 +156,19 @@ export class Invites {
 
   async #acceptInvite(code: string): Promise<SpaceInfo> {
     const invite = decodeInvite(code);
-    const [offer] = await verifyDetached([invite.offer]);
-    if (
-      offer!.space !== invite.space ||
-      offer!.author !== invite.owner ||
-      offer!.collection !== 'sys.invite'
-    ) {
+    const keys = [...(invite.oldKeys ?? []), invite.key];
+    const writers = await verifyDetached(invite.writers ?? []);
+    const owners = await ownersWriters(writers, invite.space, invite.owner, keys);
+    const byOwner = (v: Version) => v.author === invite.owner || owners.has(v.author);
+    const [offered] = await verifyDetached([invite.offer]);
+    const offer = offered!;
+    if (offer.space !== invite.space || !byOwner(offer) || offer.collection !== 'sys.invite') {
       throw new MincaError('invalid_input', 'the invite code does not hold its own offer');
     }
     const holders = await verifyDetached(invite.holders ?? []);
     if (
       holders.some(
-        (v) =>
-          v.space !== invite.space ||
-          v.author !== invite.owner ||
-          v.collection !== HOLDER_COLLECTION,
+        (v) => v.space !== invite.space || !byOwner(v) || v.collection !== HOLDER_COLLECTION,
       )
     ) {
       throw new MincaError(
@@ -153,11 +178,11 @@ export class Invites {
     }
     // Checked before anything is kept, so a bad code leaves no trace.
     const inviteKey = SigningKey.fromSecret(invite.secret);
-    if (offer!.record !== didRecordId(inviteKey.did)) {
+    if (offer.record !== didRecordId(inviteKey.did)) {
       throw new MincaError('not_authorized', 'the invite key does not match the offer');
     }
     try {
-      openBody(offer!, invite.key);
+      openBody(offer, invite.key);
     } catch (cause) {
       throw new MincaError('invalid_input', 'the invite offer does not open under the space key', {
         cause,
@@ -167,14 +192,48 @@ export class Invites {
       await this.registry.putSpace({
         id: invite.space,
         key: invite.key,
+        keys,
         owner: invite.owner,
         added: this.clock.tick(),
       });
     }
     const space = await this.spaces.member(invite.space);
-    await space.takeIn([offer!, ...holders]);
-    await space.accept(inviteKey);
+    await space.takeIn([...writers.filter((v) => owners.has(v.author)), offer, ...holders]);
+    await accept(space, inviteKey);
     await this.sharing.update(space.id);
     return { id: space.id, owner: space.owner };
   }
+}
+
+/** Ids of the `sys.writer` records of the owner's writers. */
+async function ownerWriters(space: OpenSpace): Promise<string[]> {
+  const membership = await space.membership();
+  const records = space.store.collection(WRITER_COLLECTION)?.records;
+  return membership
+    .writersOf(space.owner)
+    .flatMap((w) => records?.get(didRecordId(w))?.winner()?.id ?? []);
+}
+
+/** The writers of `owner` that `versions` (`sys.writer` records from a code) show, by DID. */
+async function ownersWriters(
+  versions: readonly Version[],
+  space: string,
+  owner: string,
+  keys: readonly Uint8Array[],
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const v of versions) {
+    if (v.space !== space || v.collection !== WRITER_COLLECTION) continue;
+    if (v.record !== didRecordId(v.author)) continue;
+    let chain: Uint8Array[] | undefined;
+    try {
+      chain = readWriterChain(openWithKeys(v, keys));
+    } catch {
+      continue;
+    }
+    if (!chain) continue;
+    const identity = await verifyChain(v.author, chain).catch(() => undefined);
+    if (identity?.account === owner) out.add(v.author);
+  }
+  return out;
 }

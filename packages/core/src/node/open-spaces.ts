@@ -8,6 +8,7 @@ import type { StoreFactory } from '../adapter.js';
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import type { HoldingPolicy } from '../hosting/holding-policy.js';
+import type { WriterIdentity } from '../identity/writer-chain.js';
 import { SPACE_ID } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import type { Registry } from '../registry.js';
@@ -29,6 +30,8 @@ export interface OpenSpacesConfig {
   registry: Registry;
   clock: HybridClock;
   key: SigningKey;
+  /** Who the node writes for, through `key`'s certificates. */
+  identity: WriterIdentity;
   holding: HoldingPolicy | undefined;
   hooks: SpaceHooks;
 }
@@ -58,10 +61,11 @@ export class OpenSpaces {
     let opening = this.#members.get(id);
     if (!opening) {
       opening = (async () => {
-        const { registry, stores, clock, key, hooks } = this.config;
+        const { registry, stores, clock, key, identity, hooks } = this.config;
         const entry = await registry.getSpace(id);
         if (!entry) throw new MincaError('unknown_space', `space ${id} is not known here`);
-        const space = new OpenSpace(entry, await openStore(stores, spaceStorePath(id)), clock, key);
+        const store = await openStore(stores, spaceStorePath(id));
+        const space = new OpenSpace(entry, store, clock, key, identity);
         await hooks.opened(space);
         return space;
       })();

@@ -4,9 +4,11 @@
  * as sync sees them.
  */
 import type { NodeFiles } from '../files/node-files.js';
+import type { WriterIdentity } from '../identity/writer-chain.js';
 import type { SigningKey } from '../keys.js';
 import type { Registry } from '../registry.js';
 import type { SharingIndex } from '../sharing-index.js';
+import { credentials } from '../space/member-records.js';
 import { Peer, type PeerSpaceStatus } from '../sync/peer.js';
 import type { Admission, OfferedSpace, SyncHost } from '../sync/sync-host.js';
 import type { Transport } from '../sync/transport.js';
@@ -14,6 +16,7 @@ import type { OpenSpaces } from './open-spaces.js';
 
 export interface PeersConfig {
   key: SigningKey;
+  identity: WriterIdentity;
   now: () => number;
   registry: Registry;
   spaces: OpenSpaces;
@@ -28,9 +31,10 @@ export class Peers {
   readonly #host: SyncHost;
 
   constructor(config: PeersConfig) {
-    const { key, registry, spaces, sharing, files, admit } = config;
+    const { key, identity, registry, spaces, sharing, files, admit } = config;
     this.#host = {
       did: key.did,
+      chain: identity.chain,
       sign: (message) => key.sign(message),
       now: () => config.now(),
       space: (id) => spaces.view(id),
@@ -43,7 +47,8 @@ export class Peers {
         const out: Uint8Array[] = [];
         for (const id of ids) {
           if (!(await registry.getSpace(id))) continue; // held without its key: no role
-          for (const v of await (await spaces.member(id)).credentials(key.did)) out.push(v.bytes);
+          const space = await spaces.member(id);
+          for (const v of await credentials(space, identity.account)) out.push(v.bytes);
         }
         return out;
       },

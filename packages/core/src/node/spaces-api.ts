@@ -7,6 +7,7 @@ import type { Registry } from '../registry.js';
 import { randomKey } from '../seal.js';
 import type { SharingIndex } from '../sharing-index.js';
 import type { HolderKind } from '../space/holders.js';
+import { setHolder, setRole } from '../space/member-records.js';
 import type { Role } from '../space/membership.js';
 import { OpenSpace } from '../space/open-space.js';
 import type { PeerSpaceStatus } from '../sync/sync-host.js';
@@ -120,11 +121,11 @@ export function spacesApi(parts: SpacesApiParts) {
       const space = await owned(id, 'allows holders');
       if (kind !== 'host' && kind !== 'carrier')
         throw new MincaError('invalid_input', 'a holder is a host or a carrier');
-      await space.setHolder(did, kind);
+      await setHolder(space, did, kind);
     },
     /** No longer lets `did` hold space `id`: members stop naming it there. Owner only. */
     removeHolder: async (id: string, did: string): Promise<void> => {
-      await (await owned(id, 'removes holders')).setHolder(did, undefined);
+      await setHolder(await owned(id, 'removes holders'), did, undefined);
     },
     /**
      * The spaces this node holds without their key (a host's or carrier's), with what each
@@ -136,9 +137,9 @@ export function spacesApi(parts: SpacesApiParts) {
      * Its versions stay in the store; a peer offering it again goes through `acceptSpace` anew.
      */
     release: (id: string): Promise<void> => holding.release(id),
-    /** Grants `did` a role in the space. Only the owner's grants count. */
+    /** Grants account `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
-      await (await owned(id, 'grants roles')).setRole(did, role);
+      await setRole(await owned(id, 'grants roles'), did, role);
     },
   };
 }

@@ -1,102 +1,168 @@
 /**
- * Who may do what in a space, read from the space's own records (spec 05 §7):
+ * Who may do what in a space, read from the space's own records (spec 05 §7). Roles belong to
+ * accounts; versions are signed by writers, each tied to its account by the certificates in its
+ * `sys.writer` record (§6). A role holds from the time it was given, so what stood keeps
+ * standing when a role is taken away later:
  *
- * - the owner (the space's creator) is `owner`;
- * - `sys.member/<did suffix>` `{ role }` grants a role, counted only when the owner wrote it;
- * - `sys.invite/<invite id>` `{ role }` (by the owner) offers a role to whoever holds the
- *   invite's secret key; `sys.accept/<invite id>` `{ did, proof }` takes it: written by `did`,
- *   with `proof` the invite key's signature of ("minca/accept/v1", space, did). One record per
- *   invite, so its winner is the one who got it.
+ * - the owner (the space's creator) is `owner`, always;
+ * - `sys.member/<account suffix>` `{ role }` (`none` takes a role away), counted when a writer of
+ *   the owner wrote it, from its timestamp on;
+ * - `sys.invite/<invite id>` `{ role }` by the owner offers a role to whoever holds the invite's
+ *   secret key; each `sys.accept` `{ invite, did, proof, chain? }` takes it for `did`, from its
+ *   timestamp on. Every acceptance counts: a second person with the same invite costs the
+ *   first nothing, and the owner is told of the double use;
+ * - `sys.writer/<writer suffix>` `{ chain }` ties a writer to its account; `sys.revoke`
+ *   `{ r }` holds the root's revocation of a device or writer, from its time on.
  */
-import type { BodyValue } from '../body.js';
-import { encodeCbor } from '../encoding.js';
-import { verifySignature } from '../keys.js';
-import type { RecordState } from '../record-state.js';
-import { openBody, type Version } from '../version.js';
-import type { SpaceView } from './space-view.js';
+import type { Version } from '../version.js';
+import { openWithKeys } from '../version.js';
+import {
+  ACCEPT_COLLECTION,
+  accountOf,
+  checkAcceptance,
+  checkWriterRecord,
+  type Facts,
+  type MemberView,
+  type Role,
+  readFacts,
+  WRITER_COLLECTION,
+} from './membership-facts.js';
 
-export const MEMBER_COLLECTION = 'sys.member';
-export const INVITE_COLLECTION = 'sys.invite';
-export const ACCEPT_COLLECTION = 'sys.accept';
+export {
+  ACCEPT_COLLECTION,
+  acceptProof,
+  INVITE_COLLECTION,
+  MEMBER_COLLECTION,
+  type MemberView,
+  REVOKE_COLLECTION,
+  type Role,
+  readWriterChain,
+  WRITER_COLLECTION,
+} from './membership-facts.js';
+export { acceptRecordId, didRecordId } from './record-ids.js';
 
-export type Role = 'owner' | 'writer' | 'reader';
-const ROLES: readonly string[] = ['owner', 'writer', 'reader'];
-
-/** What membership is judged against: a member's view of the space, with its owner and key. */
-export type MemberView = Pick<SpaceView, 'id' | 'store'> & { owner: string; key: Uint8Array };
-
-const DID_PREFIX = 'did:key:';
-/** A DID as a record id: without its `did:key:` prefix. */
-export const didRecordId = (did: string) => did.slice(DID_PREFIX.length);
-
-/** The bytes an invite key signs to hand its role to `did`. */
-export function acceptProof(space: string, did: string): Uint8Array {
-  return encodeCbor(['minca/accept/v1', space, did]);
+/** An invite accepted by more than one account (a forwarded link): the owner is told. */
+export interface InviteReuse {
+  invite: string;
+  /** The accounts that accepted it, earliest first. */
+  accounts: string[];
 }
 
-function field(body: BodyValue | null | undefined, name: string): unknown {
-  return body && typeof body === 'object' && !Array.isArray(body) && !(body instanceof Uint8Array)
-    ? (body as Record<string, BodyValue>)[name]
-    : undefined;
-}
+/** What the space's records say about membership, read once after each change to `sys.*`. */
+export class Membership {
+  private constructor(
+    private readonly view: MemberView,
+    private readonly facts: Facts,
+  ) {}
 
-async function winnerBody(facts: MemberView, record: RecordState | undefined, author?: string) {
-  const winner = record?.winner();
-  if (!winner || winner.deleted || (author !== undefined && winner.author !== author))
-    return undefined;
-  const version = await facts.store.getVersion(winner.id);
-  if (!version) return undefined;
-  try {
-    return { version, body: openBody(version, facts.key) };
-  } catch {
-    return undefined;
+  static async read(view: MemberView): Promise<Membership> {
+    return new Membership(view, await readFacts(view));
+  }
+
+  private get owner(): string {
+    return this.view.owner;
+  }
+
+  private get space(): string {
+    return this.view.id;
+  }
+
+  /**
+   * Whether a verified version from outside may be kept now: its writer's account may write at
+   * its time, or it is a valid acceptance (which is what gives a role), or a writer's own
+   * record tying it to an account with a role.
+   */
+  async admits(version: Version): Promise<boolean> {
+    if (this.mayWrite(version.author, version.timestamp)) return true;
+    const own =
+      version.collection === ACCEPT_COLLECTION || version.collection === WRITER_COLLECTION;
+    if (!own || version.sealedBody === null) return false;
+    let body: import('../body.js').BodyValue | null;
+    try {
+      body = openWithKeys(version, this.view.keys);
+    } catch {
+      return false;
+    }
+    if (version.collection === ACCEPT_COLLECTION)
+      return (
+        (await checkAcceptance(
+          this.view,
+          this.facts,
+          this.facts.offers,
+          version,
+          version,
+          body,
+        )) !== undefined
+      );
+    const identity = await checkWriterRecord(this.view, version, version, body);
+    return identity !== undefined && this.roleAt(identity.account, version.timestamp) !== undefined;
+  }
+
+  /** The account `writer` wrote for at `timestamp`, when its certificates held then. */
+  accountAt(writer: string, timestamp: number): string | undefined {
+    return accountOf(this.facts, this.space, writer, timestamp);
+  }
+
+  /** The role of account `did` at `timestamp` (`Infinity`: now). */
+  roleAt(did: string, timestamp = Number.POSITIVE_INFINITY): Role | undefined {
+    if (did === this.owner) return 'owner';
+    let grant: { at: number; role: Role | 'none' | undefined } | undefined;
+    for (const event of this.facts.grants.get(did) ?? []) if (event.at <= timestamp) grant = event;
+    if (grant && grant.role !== undefined) return grant.role === 'none' ? undefined : grant.role;
+    let best: Role | undefined;
+    for (const event of this.facts.accepted.get(did) ?? [])
+      if (event.at <= timestamp && rank(event.role) > rank(best)) best = event.role;
+    return best;
+  }
+
+  /** Whether a version by `writer` at `timestamp` may stand: its account could write then. */
+  mayWrite(writer: string, timestamp: number): boolean {
+    const account = this.accountAt(writer, timestamp);
+    if (account === undefined) return false;
+    const role = this.roleAt(account, timestamp);
+    return role === 'owner' || role === 'writer';
+  }
+
+  /** The accounts with a role now, and the role. */
+  members(): Map<string, Role> {
+    const out = new Map<string, Role>([[this.owner, 'owner']]);
+    for (const did of new Set([...this.facts.grants.keys(), ...this.facts.accepted.keys()])) {
+      const role = this.roleAt(did);
+      if (role) out.set(did, role);
+    }
+    return out;
+  }
+
+  /** The writers tied to `account` here, by DID. */
+  writersOf(account: string): string[] {
+    return [...this.facts.writers.values()]
+      .filter((w) => w.account === account)
+      .map((w) => w.writer);
+  }
+
+  /** Ids of the versions that give account `did` its role: grants, acceptances, offers, writers. */
+  credentialIds(did: string): string[] {
+    const ids = new Set<string>(this.facts.credentials.get(did) ?? []);
+    for (const writer of [...this.writersOf(did), ...this.writersOf(this.owner)]) {
+      const id = this.facts.writerRecords.get(writer);
+      if (id) ids.add(id);
+    }
+    return [...ids];
+  }
+
+  /** Invites accepted by more than one account. */
+  reusedInvites(): InviteReuse[] {
+    return [...this.facts.acceptors]
+      .filter(([, accounts]) => accounts.length > 1)
+      .map(([invite, accounts]) => ({ invite, accounts: [...accounts] }))
+      .sort((a, b) => (a.invite < b.invite ? -1 : 1));
+  }
+
+  /** Whether invite `id` was accepted by someone. */
+  isUsed(id: string): boolean {
+    return this.facts.acceptors.has(id);
   }
 }
 
-/** The role offered by invite `inviteId`, if the owner offered one. */
-async function invitedRole(facts: MemberView, inviteId: string): Promise<Role | undefined> {
-  const record = facts.store.collection(INVITE_COLLECTION)?.records.get(inviteId);
-  const role = field((await winnerBody(facts, record, facts.owner))?.body, 'role');
-  return typeof role === 'string' && ROLES.includes(role) ? (role as Role) : undefined;
-}
-
-/** The role an accept version takes, when it is a valid acceptance of a standing invite. */
-export async function acceptedRole(facts: MemberView, version: Version): Promise<Role | undefined> {
-  if (version.collection !== ACCEPT_COLLECTION || version.sealedBody === null) return undefined;
-  let body: BodyValue | null;
-  try {
-    body = openBody(version, facts.key);
-  } catch {
-    return undefined;
-  }
-  const proof = field(body, 'proof');
-  if (field(body, 'did') !== version.author || !(proof instanceof Uint8Array)) return undefined;
-  if (
-    !(await verifySignature(
-      DID_PREFIX + version.record,
-      acceptProof(facts.id, version.author),
-      proof,
-    ))
-  )
-    return undefined;
-  return invitedRole(facts, version.record);
-}
-
-/** Every member and their role, as the space's records say now. */
-export async function readMembers(facts: MemberView): Promise<Map<string, Role>> {
-  const members = new Map<string, Role>([[facts.owner, 'owner']]);
-  for (const [inviteId, record] of facts.store.collection(ACCEPT_COLLECTION)?.records ?? []) {
-    const accepted = await winnerBody(facts, record);
-    if (!accepted || accepted.version.record !== inviteId) continue;
-    const role = await acceptedRole(facts, accepted.version);
-    if (role) members.set(accepted.version.author, role);
-  }
-  // The owner's own grants come last: they override what an invite gave.
-  for (const [id, record] of facts.store.collection(MEMBER_COLLECTION)?.records ?? []) {
-    const role = field((await winnerBody(facts, record, facts.owner))?.body, 'role');
-    if (typeof role === 'string' && ROLES.includes(role))
-      members.set(DID_PREFIX + id, role as Role);
-  }
-  members.set(facts.owner, 'owner');
-  return members;
-}
+const rank = (role: Role | undefined) =>
+  role === 'owner' ? 3 : role === 'writer' ? 2 : role === 'reader' ? 1 : 0;

@@ -8,24 +8,18 @@ import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import { fileIdsIn } from '../file-ref.js';
 import { spaceAccessKey } from '../hosting/access-key.js';
+import type { WriterIdentity } from '../identity/writer-chain.js';
 import { RECORD_ID, randomId } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import { assertCollectionName, isSystemCollection } from '../names.js';
 import type { RecordState, VersionMeta } from '../record-state.js';
 import type { SpaceEntry } from '../registry.js';
 import type { Store } from '../store.js';
-import { createVersion, openBody, type Version } from '../version.js';
-import { HOLDER_COLLECTION, type HolderKind, readHolders } from './holders.js';
-import {
-  ACCEPT_COLLECTION,
-  acceptedRole,
-  acceptProof,
-  didRecordId,
-  INVITE_COLLECTION,
-  MEMBER_COLLECTION,
-  type Role,
-  readMembers,
-} from './membership.js';
+import { createVersion, openWithKeys, type Version } from '../version.js';
+import { type HolderKind, readHolders } from './holders.js';
+import { isCredentialOf } from './member-records.js';
+import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
+import { didRecordId } from './record-ids.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
@@ -49,13 +43,17 @@ export interface ListOptions {
   limit?: number;
 }
 
-export class OpenSpace implements SpaceView {
+export class OpenSpace implements SpaceView, MemberView {
   readonly #listeners = new Set<(change: SpaceChange) => void>();
-  /** Members granted by the owner, by DID; recomputed after `sys.member` changes. */
-  #members: Map<string, Role> | undefined;
+  /** Who may do what, read from `sys.*`; read again after it changes. */
+  #membership: Promise<Membership> | undefined;
+  /** Signatures inside `sys.*` bodies checked so far, by version id. */
+  readonly checked = new Map<string, unknown>();
   /** Hosts and carriers the owner lets hold the space; recomputed after `sys.*` changes. */
   #holders: Map<string, HolderKind> | undefined;
   #accessKey: SigningKey | undefined;
+  /** This node's `sys.writer` version known to carry its current chain. */
+  #published: string | undefined;
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
   readonly #sharingListeners = new Set<() => void>();
@@ -65,6 +63,8 @@ export class OpenSpace implements SpaceView {
     readonly store: Store,
     private readonly clock: HybridClock,
     private readonly signer: SigningKey,
+    /** Who this node writes for: its account, through its writer key's certificates. */
+    readonly identity: WriterIdentity,
   ) {
     for (const name of store.collectionNames()) {
       for (const meta of store.collection(name)!.versions.values()) clock.observe(meta.timestamp);
@@ -75,9 +75,19 @@ export class OpenSpace implements SpaceView {
     return this.entry.id;
   }
 
-  /** The 32-byte key bodies are sealed under. */
+  /** The 32-byte key new bodies are sealed under. */
   get key(): Uint8Array {
     return this.entry.key;
+  }
+
+  /** Every key of the space this node holds, oldest first. */
+  get keys(): readonly Uint8Array[] {
+    return this.entry.keys;
+  }
+
+  /** The DID this node signs with here: its writer key's. */
+  get writer(): string {
+    return this.signer.did;
   }
 
   /** The DID that created the space and owns it. */
@@ -94,52 +104,63 @@ export class OpenSpace implements SpaceView {
     return () => this.#sharingListeners.delete(listener);
   }
 
-  /** `did`'s role in this space now, if any. */
+  /** Who may do what here, as the space's own records say now. */
+  membership(): Promise<Membership> {
+    this.#membership ??= Membership.read(this);
+    const reading = this.#membership;
+    reading.catch(() => {
+      if (this.#membership === reading) this.#membership = undefined;
+    });
+    return reading;
+  }
+
+  /** Account `did`'s role in this space now, if any. */
   async roleOf(did: string): Promise<Role | undefined> {
-    this.#members ??= await readMembers(this);
-    return this.#members.get(did);
+    return (await this.membership()).roleAt(did);
   }
 
   /** Whether the owner lets `did` hold this space without its key, and as what (spec 05 §7.3). */
   async holderKind(did: string): Promise<HolderKind | undefined> {
-    this.#holders ??= await readHolders(this);
-    return this.#holders.get(did);
+    return (await this.#readHolders()).get(did);
   }
 
-  /** Every DID the space is shared with: its members, and the holders the owner allows. */
+  async #readHolders(): Promise<Map<string, HolderKind>> {
+    if (this.#holders) return this.#holders;
+    const membership = await this.membership();
+    this.#holders = await readHolders(
+      this,
+      (meta) => membership.accountAt(meta.author, meta.timestamp) === this.owner,
+    );
+    return this.#holders;
+  }
+
+  /** Every DID the space is shared with: its members' accounts, and the holders the owner allows. */
   async sharers(): Promise<string[]> {
-    this.#members ??= await readMembers(this);
-    this.#holders ??= await readHolders(this);
-    return [...new Set([...this.#members.keys(), ...this.#holders.keys()])].sort();
-  }
-
-  /** The key members prove the space with to holders (spec 05 §7.3), derived from the space key. */
-  get accessKey(): SigningKey {
-    this.#accessKey ??= spaceAccessKey(this.id, this.entry.key);
-    return this.#accessKey;
-  }
-
-  /** Lets `did` hold the space as a host or carrier, or (`undefined`) no longer. Owner only. */
-  async setHolder(did: string, kind: HolderKind | undefined): Promise<void> {
-    if (!did.startsWith('did:key:')) throw new MincaError('invalid_input', 'a holder is a did:key');
-    await this.#write(HOLDER_COLLECTION, didRecordId(did), kind === undefined ? null : { kind });
-  }
-
-  /** Whether `author` may write in this space now. */
-  async mayWrite(author: string): Promise<boolean> {
-    const role = await this.roleOf(author);
-    return role === 'owner' || role === 'writer';
+    const members = (await this.membership()).members();
+    const holders = await this.#readHolders();
+    return [...new Set([...members.keys(), ...holders.keys()])].sort();
   }
 
   /**
-   * Whether a version from outside may be kept: its author may write, or it is the author's
-   * own valid acceptance of an invite (which is what gives the author a role).
+   * The key members prove the space with to holders (spec 05 §7.3), derived from the space's
+   * first key, so holders keep working when the key changes.
+   */
+  get accessKey(): SigningKey {
+    this.#accessKey ??= spaceAccessKey(this.id, this.entry.keys[0]!);
+    return this.#accessKey;
+  }
+
+  /** Whether a version by writer `author` at `timestamp` (default: now) stands by its role. */
+  async mayWrite(author: string, timestamp = Number.POSITIVE_INFINITY): Promise<boolean> {
+    return (await this.membership()).mayWrite(author, timestamp);
+  }
+
+  /**
+   * Whether a version from outside may be kept: its writer may write at its time, or it is a
+   * valid acceptance of an invite, or a writer's own record (what gives or shows a role).
    */
   async mayTakeIn(version: Version): Promise<boolean> {
-    if (await this.mayWrite(version.author)) return true;
-    return (
-      version.collection === ACCEPT_COLLECTION && (await acceptedRole(this, version)) !== undefined
-    );
+    return (await this.membership()).admits(version);
   }
 
   /** A member refuses nothing its rules admit: only holders have limits. */
@@ -151,7 +172,7 @@ export class OpenSpace implements SpaceView {
     const version = await this.store.getVersion(meta.id);
     if (!version) return undefined;
     try {
-      return openBody(version, this.entry.key);
+      return openWithKeys(version, this.entry.keys);
     } catch {
       return undefined;
     }
@@ -164,7 +185,8 @@ export class OpenSpace implements SpaceView {
     record: RecordState,
   ): Promise<MincaRecord | undefined> {
     const winner = record.winner();
-    if (!winner || winner.deleted || !(await this.mayWrite(winner.author))) return undefined;
+    if (!winner || winner.deleted || !(await this.mayWrite(winner.author, winner.timestamp)))
+      return undefined;
     const body = await this.#body(winner);
     if (body === undefined || body === null) return undefined;
     return {
@@ -208,70 +230,13 @@ export class OpenSpace implements SpaceView {
 
   /** Writes a new version of record `id` (a new record without one), superseding its heads. */
   async put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
-    const version = await this.#write(collection, id ?? randomId(), body);
+    const version = await this.write(collection, id ?? randomId(), body);
     return (await this.get(collection, version.record))!;
   }
 
-  /** Grants `did` a role in the space (a `sys.member` record). Only the owner's grants count. */
-  async setRole(did: string, role: Role): Promise<void> {
-    if (!did.startsWith('did:key:')) throw new MincaError('invalid_input', 'a member is a did:key');
-    await this.#write(MEMBER_COLLECTION, didRecordId(did), { role });
-  }
-
-  /** Offers `role` to whoever holds `inviteKey` (a `sys.invite` record). Returns its version. */
-  async offer(inviteKey: SigningKey, role: Role): Promise<Version> {
-    return this.#write(INVITE_COLLECTION, didRecordId(inviteKey.did), { role });
-  }
-
-  /** Takes the role invite `inviteKey` offers, writing this node's `sys.accept`. */
-  async accept(inviteKey: SigningKey): Promise<Role> {
-    const proof = await inviteKey.sign(acceptProof(this.id, this.signer.did));
-    return this.#serialized(async () => {
-      const body = { did: this.signer.did, proof };
-      const version = await this.#seal(ACCEPT_COLLECTION, didRecordId(inviteKey.did), body);
-      const role = await acceptedRole(this, version);
-      if (!role)
-        throw new MincaError(
-          'not_authorized',
-          'the invite is not offered in this space, or was withdrawn',
-        );
-      await this.takeIn([version]);
-      return role;
-    });
-  }
-
-  /**
-   * The versions that give `did` its role here: the owner's grant, and `did`'s acceptances with
-   * the offers they take. A peer that doesn't know `did` yet is shown these (sync handshake).
-   */
-  async credentials(did: string): Promise<Version[]> {
-    const ids: string[] = [];
-    const all = (collection: string, record: string) =>
-      ids.push(
-        ...(this.store
-          .collection(collection)
-          ?.records.get(record)
-          ?.versions.map((m) => m.id) ?? []),
-      );
-    all(MEMBER_COLLECTION, didRecordId(did));
-    for (const [invite, record] of this.store.collection(ACCEPT_COLLECTION)?.records ?? []) {
-      const mine = record.versions.filter((m) => m.author === did).map((m) => m.id);
-      if (mine.length === 0) continue;
-      ids.push(...mine);
-      all(INVITE_COLLECTION, invite);
-    }
-    return (await this.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
-  }
-
-  /** Whether `version` is one of the kinds {@link credentials} gives for `did`. */
+  /** Whether `version` is of a kind of credential `did` may show here (spec 05 §8). */
   isCredentialOf(version: Version, did: string): boolean {
-    if (version.space !== this.id) return false;
-    if (version.collection === ACCEPT_COLLECTION) return version.author === did;
-    if (version.author !== this.entry.owner) return false;
-    return (
-      version.collection === INVITE_COLLECTION ||
-      (version.collection === MEMBER_COLLECTION && version.record === didRecordId(did))
-    );
+    return isCredentialOf(this, version, did);
   }
 
   /** Writes a tombstone over the record's heads. False when there was nothing to delete. */
@@ -281,17 +246,18 @@ export class OpenSpace implements SpaceView {
     // Already one tombstone and nothing beside it: there is nothing left to delete.
     if (!record || (record.heads.length === 1 && record.winner()!.deleted)) return false;
     const stood = (await this.#read(collection, id, record)) !== undefined;
-    await this.#write(collection, id, null);
+    await this.write(collection, id, null);
     return stood;
   }
 
-  async #write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+  /** Writes a new version of record `id` in `collection`: `null` writes a tombstone. */
+  async write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
     assertCollectionName(collection);
     // What a node may not write would not stand anywhere, so it is refused here, not stored.
     if (!(await this.mayWrite(this.signer.did))) {
       throw new MincaError(
         'not_authorized',
-        `${this.signer.did} may not write in space ${this.id}`,
+        `${this.identity.account} may not write in space ${this.id}`,
       );
     }
     if (typeof id !== 'string' || !RECORD_ID.test(id)) {
@@ -300,18 +266,49 @@ export class OpenSpace implements SpaceView {
         `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
       );
     }
-    return this.#serialized(async () => {
-      const version = await this.#seal(collection, id, body);
+    return this.serialized(async () => {
+      await this.#publishWriter();
+      const version = await this.seal(collection, id, body);
       await this.takeIn([version]);
       return version;
     });
   }
 
   /**
+   * Writes this node's `sys.writer` record, once per chain: it ties the writer key to the
+   * account, so what it writes counts for the account everywhere (spec 05 §6).
+   */
+  async #publishWriter(): Promise<void> {
+    const { chain } = this.identity;
+    if (chain.length === 0) return;
+    const id = didRecordId(this.writer);
+    const record = this.store.collection(WRITER_COLLECTION)?.records.get(id);
+    const current = record?.winner();
+    if (current && current.author === this.writer && this.#published === current.id) return;
+    if (current && current.author === this.writer) {
+      const version = await this.store.getVersion(current.id);
+      const body = version && openWithKeys(version, this.keys);
+      const known = body && (body as { chain?: Uint8Array[] }).chain;
+      if (known && known.length === chain.length && known.every((c, i) => equal(c, chain[i]!))) {
+        this.#published = current.id;
+        return;
+      }
+    }
+    const version = await this.seal(WRITER_COLLECTION, id, { chain });
+    await this.takeIn([version]);
+    this.#published = version.id;
+  }
+
+  /** Publishes this node's writer record if it hasn't: after joining, before it writes. */
+  publishWriter(): Promise<void> {
+    return this.serialized(() => this.#publishWriter());
+  }
+
+  /**
    * Runs this node's writes here one after another, so a write reads the heads the one before it
    * left (signing is async: two puts of a record must not both supersede the same heads).
    */
-  #serialized<T>(write: () => Promise<T>): Promise<T> {
+  serialized<T>(write: () => Promise<T>): Promise<T> {
     const done = this.#writes.then(write);
     this.#writes = done.then(
       () => undefined,
@@ -320,8 +317,8 @@ export class OpenSpace implements SpaceView {
     return done;
   }
 
-  /** A new version of record `id` superseding its heads, signed by this node. */
-  #seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+  /** A new version of record `id` superseding its heads, signed by this node; not stored. */
+  seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
     const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
       (m) => m.id,
     );
@@ -344,9 +341,11 @@ export class OpenSpace implements SpaceView {
   async takeIn(versions: readonly Version[]): Promise<Version[]> {
     const fresh = await this.store.commit({ versions });
     if (fresh.length === 0) return fresh;
+    // What this node writes next sorts after what it has seen (spec 05 §3.5).
+    for (const v of fresh) this.clock.observe(v.timestamp);
     const collections = [...new Set(fresh.map((v) => v.collection))].sort();
     if (collections.some(isSystemCollection)) {
-      this.#members = undefined;
+      this.#membership = undefined;
       this.#holders = undefined;
       for (const listener of this.#sharingListeners) listener();
     }
@@ -367,7 +366,8 @@ export class OpenSpace implements SpaceView {
     );
     await this.store.invalidate();
     if (this.store.fingerprint() === before) return;
-    this.#members = undefined;
+    this.#membership = undefined;
+    this.#holders = undefined;
     const names = this.store.collectionNames();
     for (const name of names) {
       for (const meta of this.store.collection(name)!.versions.values()) {
@@ -387,3 +387,6 @@ export class OpenSpace implements SpaceView {
     return () => this.#listeners.delete(listener);
   }
 }
+
+const equal = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);

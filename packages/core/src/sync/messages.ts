@@ -4,6 +4,8 @@
  */
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { MincaError } from '../errors.js';
+import { MAX_CERTIFICATE_BYTES } from '../identity/certificate.js';
+import { MAX_CHAIN } from '../identity/writer-chain.js';
 import { SPACE_ID } from '../ids.js';
 import { isCollectionName } from '../names.js';
 import { MAX_VERSION_BYTES } from '../version.js';
@@ -22,8 +24,11 @@ export const MAX_SPACES = 10_000;
 export type Message =
   /** Opens a connection: who I say I am, and a nonce for you to sign. */
   | { t: 'hi'; v: number; d: string; n: Uint8Array }
-  /** Proves `hi`'s DID: a signature over both DIDs and both nonces. */
-  | { t: 'auth'; g: Uint8Array }
+  /**
+   * Proves `hi`'s DID: a signature over both DIDs and both nonces; `c`, the certificates that
+   * tie that key to its account (spec 05 §6), when it has any.
+   */
+  | { t: 'auth'; g: Uint8Array; c?: Uint8Array[] }
   /**
    * Sent once the peer proved its DID, and again when more become shared: the spaces I will
    * sync with it, and the versions giving me my role there, so a peer that doesn't know me yet can.
@@ -99,8 +104,18 @@ export function decodeMessage(frame: Uint8Array): Message {
         n: bytes(m.n, 32, 'nonce', 32),
       };
     case 'auth':
-      exactKeys(m, ['t', 'g']);
-      return { t: 'auth', g: bytes(m.g, 64, 'signature', 64) };
+      exactKeys(m, ['t', 'g'], ['c']);
+      return {
+        t: 'auth',
+        g: bytes(m.g, 64, 'signature', 64),
+        ...(m.c === undefined
+          ? {}
+          : {
+              c: list(m.c, MAX_CHAIN, 'certificates').map((c) =>
+                bytes(c, MAX_CERTIFICATE_BYTES, 'certificate'),
+              ),
+            }),
+      };
     case 'spaces':
       exactKeys(m, ['t', 's'], ['a', 'p']);
       return {

@@ -8,6 +8,7 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { isMincaError, MincaError } from '../errors.js';
 import type { FileChannel } from '../files/file-channel.js';
+import { verifyChain } from '../identity/writer-chain.js';
 import { verifySignature } from '../keys.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { ConnectionBudget } from './budget.js';
@@ -23,8 +24,10 @@ import type { Transport } from './transport.js';
 export type { PeerSpaceStatus } from './sync-host.js';
 
 export class Peer {
-  /** The peer's DID, once proven. */
+  /** The peer's account, once its key and certificates are proven. */
   did: string | undefined;
+  /** The peer's writer key, once proven. */
+  writer: string | undefined;
   /** Why the connection ended, once it has. */
   endReason: string | undefined;
   /** The file requests of this connection, as the node's files see it. */
@@ -200,9 +203,11 @@ export class Peer {
       throw new MincaError('protocol', `protocol version ${m.v} is not ${PROTOCOL_VERSION}`);
     if (m.d === this.host.did) throw new MincaError('protocol', 'the peer claims to be this node');
     this.#claimed = { did: m.d, nonce: m.n };
+    const chain = this.host.chain;
     this.#send({
       t: 'auth',
       g: await this.host.sign(handshakeBytes(this.host.did, m.d, m.n, this.#nonce)),
+      ...(chain.length > 0 ? { c: [...chain] } : {}),
     });
     this.#authSent = true;
   }
@@ -210,13 +215,29 @@ export class Peer {
   async #onAuth(m: Extract<Message, { t: 'auth' }>): Promise<void> {
     if (!this.#claimed || !this.#authSent || this.did)
       throw new MincaError('protocol', 'auth out of turn');
-    const { did, nonce } = this.#claimed;
-    if (!(await verifySignature(did, handshakeBytes(did, this.host.did, this.#nonce, nonce), m.g)))
+    const { did: writer, nonce } = this.#claimed;
+    if (
+      !(await verifySignature(
+        writer,
+        handshakeBytes(writer, this.host.did, this.#nonce, nonce),
+        m.g,
+      ))
+    )
       throw new MincaError('protocol', 'the peer did not prove its key');
+    const identity = await verifyChain(writer, m.c ?? []).catch((cause) => {
+      throw new MincaError('protocol', `the peer's certificates do not hold`, { cause });
+    });
+    // A revoked key still talks, but for nobody: it is a member of nothing.
+    const revoked = async (subject: string | undefined) =>
+      subject !== undefined && (await this.host.revoked?.(subject, identity.account)) === true;
+    const did =
+      (await revoked(writer)) || (await revoked(identity.device)) ? writer : identity.account;
+    this.writer = writer;
     this.did = did;
     const peer = this;
     this.#offers = new SpaceOffers(this.host, {
       peer: did,
+      peerWriter: writer,
       nonce: this.#nonce,
       peerNonce: nonce,
       send: (message) => this.#send(message),
@@ -239,7 +260,8 @@ export class Peer {
       if (!mine.has(id) || this.#syncs.has(id)) continue;
       const sync = new SpaceSync(await this.host.space(id), {
         peer: did,
-        starter: this.host.did < did,
+        peerWriter: this.writer!,
+        starter: this.host.did < this.writer!,
         send: (message) => this.#send(message),
         now: () => this.host.now(),
         nextWant: () => this.#nextWant++,

@@ -23,9 +23,11 @@ const MAX_ANSWERED = 4 * MAX_ROUNDS;
 
 /** What a space's synchroniser needs of its connection. */
 export interface SyncChannel {
-  /** The peer's DID, proven. */
+  /** The peer's account, proven. */
   readonly peer: string;
-  /** Whether this side starts reconciling: the smaller DID does. */
+  /** The peer's writer key, proven. */
+  readonly peerWriter: string;
+  /** Whether this side starts reconciling: the smaller writer DID does. */
   readonly starter: boolean;
   send(message: Message): void;
   now(): number;

@@ -20,8 +20,10 @@ const MAX_PEER_OFFERED = 10_000;
 
 /** What the offers of a connection need of it. */
 export interface OfferChannel {
-  /** The peer's DID, proven. */
+  /** The peer's account, proven. */
   readonly peer: string;
+  /** The peer's writer key: what access proofs are bound to, with this node's. */
+  readonly peerWriter: string;
   /** This side's nonce and the peer's, from the two `hi` messages. */
   readonly nonce: Uint8Array;
   readonly peerNonce: Uint8Array;
@@ -85,12 +87,12 @@ export class SpaceOffers {
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
   async #accessProofs(spaces: readonly string[]): Promise<Array<[string, string, Uint8Array]>> {
-    const { peer, nonce, peerNonce } = this.channel;
+    const { peer, peerWriter, nonce, peerNonce } = this.channel;
     const out: Array<[string, string, Uint8Array]> = [];
     for (const space of spaces) {
       const key = await this.host.accessKey?.(space, peer);
       if (!key) continue;
-      const bytes = accessProofBytes(space, this.host.did, peer, peerNonce, nonce);
+      const bytes = accessProofBytes(space, this.host.did, peerWriter, peerNonce, nonce);
       out.push([space, key.did, await key.sign(bytes)]);
     }
     return out;
@@ -148,13 +150,13 @@ export class SpaceOffers {
   /** A holder takes the spaces the peer proved it holds, as its policy allows. */
   async #admit(proofs: ReadonlyArray<[string, string, Uint8Array]>): Promise<string | undefined> {
     if (!this.host.admit || proofs.length === 0) return undefined;
-    const { peer, nonce, peerNonce, budget } = this.channel;
+    const { peer, peerWriter, nonce, peerNonce, budget } = this.channel;
     const offered: OfferedSpace[] = proofs.map(([space, access, signature]) => ({
       space,
       access,
       verify: async () => {
         budget.signatures(1);
-        const bytes = accessProofBytes(space, peer, this.host.did, nonce, peerNonce);
+        const bytes = accessProofBytes(space, peerWriter, this.host.did, nonce, peerNonce);
         return verifySignature(access, bytes, signature);
       },
     }));

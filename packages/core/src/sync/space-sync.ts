@@ -71,6 +71,7 @@ export class SpaceSync implements Reconciled {
     const synced = (this.#reconciliation.reconciled && !outstanding) || level;
     return {
       did: this.channel.peer,
+      ...(this.channel.peerWriter !== this.channel.peer ? { writer: this.channel.peerWriter } : {}),
       synced,
       level,
       ...(this.#refusedWhy ? { refused: this.#refusedWhy } : {}),

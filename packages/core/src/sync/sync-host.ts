@@ -23,7 +23,15 @@ export interface Admission {
 
 /** What a peer connection needs of its node. */
 export interface SyncHost {
+  /** The DID of the writer key this node proves in the handshake. */
   readonly did: string;
+  /** The certificates tying that key to the node's account (spec 05 §6); empty: it is its own. */
+  readonly chain: readonly Uint8Array[];
+  /**
+   * Whether `subject` (a device or writer of `account`) is revoked, by what this node knows:
+   * a revoked peer proves its key but is no member of anything.
+   */
+  revoked?(subject: string, account: string): Promise<boolean>;
   sign(message: Uint8Array): Promise<Uint8Array>;
   /** The spaces this node would sync with `did`: those it holds that `did` may read. */
   spacesFor(did: string): Promise<string[]>;
@@ -50,7 +58,10 @@ export interface SyncHost {
 
 /** How this node stands with one peer in one space. */
 export interface PeerSpaceStatus {
+  /** The peer's account. */
   did: string;
+  /** The peer's writer key, which it proved, when it is not the account's own. */
+  writer?: string;
   /** A reconciliation finished and nothing asked of the peer is outstanding. */
   synced: boolean;
   /** Both hold exactly the same versions: the fingerprints are equal. */
