@@ -23,6 +23,17 @@ export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/spac
 export { spaceAccessKey } from './hosting/access-key.js';
 export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';
 export { IdSum } from './id-sum.js';
+export {
+  type Certificate,
+  type CertificateKind,
+  decodeCertificate,
+  issueCertificate,
+  issueRevocation,
+  type Revocation,
+  verifyCertificate,
+  verifyRevocation,
+} from './identity/certificate.js';
+export { verifyChain, type WriterIdentity } from './identity/writer-chain.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
@@ -42,6 +53,7 @@ export {
   MincaNode,
   type NodeConfig,
   type RecordsApi,
+  type ReusedInvite,
   type SpaceInfo,
   type SpaceStatus,
   type SpacesApi,
@@ -50,7 +62,7 @@ export {
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';
 export { HOLDER_COLLECTION, type HolderKind } from './space/holders.js';
-export type { Role } from './space/membership.js';
+export type { InviteReuse, Role } from './space/membership.js';
 export type { ListOptions, MincaRecord } from './space/open-space.js';
 export type { SpaceChange } from './space/space-view.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';

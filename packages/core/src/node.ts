@@ -21,6 +21,7 @@ import { OpenSpaces, type SpaceHooks } from './node/open-spaces.js';
 import { openStore, REGISTRY_PATH } from './node/open-store.js';
 import { Peers } from './node/peers.js';
 import { type RecordsApi, recordsApi } from './node/records-api.js';
+import { ReuseWatch } from './node/reuse-watch.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
@@ -30,6 +31,7 @@ import type { Transport } from './sync/transport.js';
 
 export type { HeldSpaceInfo } from './node/holding.js';
 export type { SpaceInfo, SpaceTicket } from './node/invites.js';
+export type { ReusedInvite } from './node/reuse-watch.js';
 export type { SpaceStatus } from './node/spaces-api.js';
 export type { FilesApi, RecordsApi, SpacesApi };
 
@@ -112,12 +114,25 @@ export class MincaNode {
     files.addSources((id) => mirrors.fileSources(id));
     const sharing = new SharingIndex(registry, async (id) => (await open.member(id)).sharers());
     let peers: Peers | undefined;
+    /** What a change to sys.* may teach: a new key wrapped for this node, revocations. */
+    const reuses = new ReuseWatch(identity.account);
+    const learnFromSystem = async (space: OpenSpace) => {
+      await reuses.changed(space);
+      const keys = await space.learnKeys();
+      if (keys.length > 0) await registry.putSpace(space.addKeys(keys));
+      for (const [subject, { statement }] of (await space.membership()).revocations())
+        await registry.putRevoked(subject, statement);
+    };
     const hooks: SpaceHooks = {
       opened: async (space) => {
         if (space instanceof OpenSpace) {
-          space.onSharingChange(() => sharing.dirty(space.id));
+          space.onSharingChange(() => {
+            sharing.dirty(space.id);
+            void learnFromSystem(space).catch(() => undefined);
+          });
           // Read again on every open, so an index update lost to a crash heals.
           sharing.dirty(space.id);
+          await learnFromSystem(space);
         }
         // Whatever changed here, peers and mirrors hear of it soon; a change to sys.* may
         // give someone a role, so the space may now be shared with more peers.
@@ -169,6 +184,7 @@ export class MincaNode {
       mirrors,
       invites: new Invites(registry, open, sharing, clock),
       holding,
+      reuses,
     });
     this.records = recordsApi(open, files);
     this.files = filesApi(open, files);

@@ -54,6 +54,8 @@ const HELD_PREFIX = 'held/';
 const SHARERS_PREFIX = 'sharers/';
 const SHARED_PREFIX = 'shared/';
 const SHARING_INDEXED = 'index/sharing';
+/** Revocations this node knows (spec 05 §6): a revoked key is nobody in a handshake. */
+const REVOKED_PREFIX = 'revoked/';
 const DID_PREFIX = 'did:key:';
 
 const ONE = new Uint8Array([1]);
@@ -201,5 +203,17 @@ export class Registry {
   /** Ids of every space in the registry. */
   async spaceIds(): Promise<string[]> {
     return (await this.store.list(SPACE_PREFIX)).map((k) => k.slice(SPACE_PREFIX.length));
+  }
+
+  /** Keeps a verified revocation's statement, by its subject; the earliest one stays. */
+  async putRevoked(subject: string, statement: Uint8Array): Promise<void> {
+    const key = REVOKED_PREFIX + subject.slice(DID_PREFIX.length);
+    if (await this.store.get(key)) return;
+    await this.store.commit({ entries: [{ key, value: statement }] });
+  }
+
+  /** The statement revoking `subject`, if this node knows one (verify it before trusting it). */
+  async revoked(subject: string): Promise<Uint8Array | undefined> {
+    return this.store.get(REVOKED_PREFIX + subject.slice(DID_PREFIX.length));
   }
 }

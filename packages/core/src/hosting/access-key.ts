@@ -15,3 +15,13 @@ export function spaceAccessKey(spaceId: string, spaceKey: Uint8Array): SigningKe
   const info = utf8(ACCESS_INFO + spaceId);
   return SigningKey.fromSecret(hkdf(sha256, spaceKey, new Uint8Array(0), info, 32));
 }
+
+const PROBE_INFO = 'minca/space-probe/v1';
+
+/**
+ * The key a member proves it has a space with to another member who may not know it yet,
+ * without naming the space (spec 05 §8 "Probes"): `HKDF-SHA256(space key, "", info ‖ id, 32)`.
+ */
+export function spaceProbeKey(spaceId: string, spaceKey: Uint8Array): Uint8Array {
+  return hkdf(sha256, spaceKey, new Uint8Array(0), utf8(PROBE_INFO + spaceId), 32);
+}

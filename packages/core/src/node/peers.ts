@@ -4,6 +4,8 @@
  * as sync sees them.
  */
 import type { NodeFiles } from '../files/node-files.js';
+import { spaceProbeKey } from '../hosting/access-key.js';
+import { verifyRevocation } from '../identity/certificate.js';
 import type { WriterIdentity } from '../identity/writer-chain.js';
 import type { SigningKey } from '../keys.js';
 import type { Registry } from '../registry.js';
@@ -51,6 +53,20 @@ export class Peers {
           for (const v of await credentials(space, identity.account)) out.push(v.bytes);
         }
         return out;
+      },
+      probeKeys: async () => {
+        const out: Array<[string, Uint8Array]> = [];
+        for (const id of await registry.spaceIds()) {
+          const entry = await registry.getSpace(id);
+          if (entry) out.push([id, spaceProbeKey(id, entry.keys[0]!)]);
+        }
+        return out;
+      },
+      revoked: async (subject, account) => {
+        const statement = await registry.revoked(subject);
+        if (!statement) return false;
+        const revocation = await verifyRevocation(statement).catch(() => undefined);
+        return revocation?.account === account && revocation.at <= config.now();
       },
       accessKey: async (id, did) => {
         if (!(await registry.getSpace(id))) return undefined;

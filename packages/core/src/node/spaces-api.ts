@@ -1,14 +1,15 @@
 /** `node.spaces`: making, opening, sharing and closing spaces, and what each one stands at. */
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
+import { verifyRevocation } from '../identity/certificate.js';
 import { randomId } from '../ids.js';
 import type { MirrorStatus } from '../mirror/space-mirror.js';
 import type { Registry } from '../registry.js';
 import { randomKey } from '../seal.js';
 import type { SharingIndex } from '../sharing-index.js';
 import type { HolderKind } from '../space/holders.js';
-import { setHolder, setRole } from '../space/member-records.js';
-import type { Role } from '../space/membership.js';
+import { rotateKey, setHolder, setRole, writeRevocation } from '../space/member-records.js';
+import type { InviteReuse, Role } from '../space/membership.js';
 import { OpenSpace } from '../space/open-space.js';
 import type { PeerSpaceStatus } from '../sync/sync-host.js';
 import type { HeldSpaceInfo, Holding } from './holding.js';
@@ -16,6 +17,7 @@ import type { Invites, SpaceInfo, SpaceTicket } from './invites.js';
 import type { NodeMirrors } from './node-mirrors.js';
 import type { OpenSpaces } from './open-spaces.js';
 import type { Peers } from './peers.js';
+import type { ReusedInvite, ReuseWatch } from './reuse-watch.js';
 
 /** What `spaces.status` tells of a space. */
 export interface SpaceStatus {
@@ -31,6 +33,11 @@ export interface SpaceStatus {
   peers: PeerSpaceStatus[];
   /** Each mirror of the space, by index. */
   mirrors: MirrorStatus[];
+  /**
+   * Invites of this space accepted by more than one account (a forwarded link): each of them
+   * has the role, and the owner may remove one (`removeMember`). Empty on a holder.
+   */
+  reusedInvites: InviteReuse[];
 }
 
 export interface SpacesApiParts {
@@ -43,10 +50,11 @@ export interface SpacesApiParts {
   mirrors: NodeMirrors;
   invites: Invites;
   holding: Holding;
+  reuses: ReuseWatch;
 }
 
 export function spacesApi(parts: SpacesApiParts) {
-  const { did, clock, registry, spaces, sharing, peers, mirrors, invites, holding } = parts;
+  const { did, clock, registry, spaces, sharing, peers, mirrors, invites, holding, reuses } = parts;
   /** Space `id` opened by its owner, for what only the owner does. */
   const owned = async (id: string, what: string) => {
     const space = await spaces.member(id);
@@ -85,6 +93,8 @@ export function spacesApi(parts: SpacesApiParts) {
     },
     status: async (id: string): Promise<SpaceStatus> => {
       const space = await spaces.view(id);
+      const reusedInvites =
+        space instanceof OpenSpace ? (await space.membership()).reusedInvites() : [];
       return {
         id,
         // A space held without its key has no owner this node could tell.
@@ -95,6 +105,7 @@ export function spacesApi(parts: SpacesApiParts) {
         problems: space.store.problems,
         peers: peers.status(id),
         mirrors: mirrors.status(id),
+        reusedInvites,
       };
     },
     /**
@@ -109,6 +120,12 @@ export function spacesApi(parts: SpacesApiParts) {
      */
     invite: (id: string, options: { role?: Role } = {}): Promise<string> =>
       invites.invite(id, options.role ?? 'writer'),
+    /**
+     * Calls `listener` when an invite of a space this node owns is accepted by one more account
+     * than before (a forwarded link): every acceptance keeps its role; the owner may remove one.
+     */
+    onReusedInvite: (listener: (event: ReusedInvite) => void): (() => void) =>
+      reuses.subscribe(listener),
     /** This node's invites to space `id` that nobody has used yet. */
     invites: (id: string): Promise<Array<{ id: string; role: string }>> => invites.unused(id),
     /** Joins with an invite code (from `invite`) or a {@link SpaceTicket}, and opens the space. */
@@ -140,6 +157,36 @@ export function spacesApi(parts: SpacesApiParts) {
     /** Grants account `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
       await setRole(await owned(id, 'grants roles'), did, role);
+    },
+    /**
+     * Takes account `did`'s role away, from now on (what it wrote before keeps standing), and
+     * changes the space's key, so it can't read what is written after (spec 05 §7.4). Owner only.
+     */
+    removeMember: async (id: string, did: string): Promise<void> => {
+      const space = await owned(id, 'removes members');
+      if (did === space.owner) throw new MincaError('invalid_input', 'the owner stays the owner');
+      await setRole(space, did, 'none');
+      await registry.putSpace(await rotateKey(space));
+    },
+    /** Changes the space's key now, for what is written after (spec 05 §7.4). Owner only. */
+    rotateKey: async (id: string): Promise<void> => {
+      await registry.putSpace(await rotateKey(await owned(id, 'changes the key')));
+    },
+    /**
+     * Takes in the account root's revocation of one of its devices or writers (spec 05 §6):
+     * from its time on, what that key signs no longer stands. It is kept in every space this
+     * node may write in, where every member finds it, and the spaces this node owns change key.
+     */
+    revoke: async (statement: Uint8Array): Promise<void> => {
+      spaces.check();
+      const revocation = await verifyRevocation(statement);
+      await registry.putRevoked(revocation.subject, statement);
+      for (const id of await registry.spaceIds()) {
+        const space = await spaces.member(id);
+        if (!(await space.mayWrite(space.writer))) continue;
+        await writeRevocation(space, revocation.subject, statement);
+        if (space.owner === did) await registry.putSpace(await rotateKey(space));
+      }
     },
   };
 }

@@ -11,11 +11,16 @@ import {
   acceptProof,
   INVITE_COLLECTION,
   MEMBER_COLLECTION,
+  REVOKE_COLLECTION,
   type Role,
   WRITER_COLLECTION,
 } from './membership.js';
 import type { OpenSpace } from './open-space.js';
 import { acceptRecordId, didRecordId } from './record-ids.js';
+import { KEY_COLLECTION, keyRecipients, keyRecordId, newKeyRecord } from './space-keys.js';
+
+/** Where revocations are kept in a space: one record per revoked device or writer. */
+export const REVOKE_RECORD = (subject: string) => didRecordId(subject);
 
 const checkDid = (did: string, what: string) => {
   if (typeof did !== 'string' || !did.startsWith('did:key:'))
@@ -90,4 +95,26 @@ export function isCredentialOf(space: OpenSpace, version: Version, did: string):
     default:
       return false;
   }
+}
+
+/**
+ * Changes the space's key (spec 05 §7.4): a fresh key wrapped for every writer of every member
+ * now, in `sys.key/k<n>`; what this node writes next is sealed under it. Gives the entry to
+ * keep in the registry. Owner only.
+ */
+export async function rotateKey(space: OpenSpace) {
+  const epoch = space.keys.length;
+  const recipients = keyRecipients(await space.membership());
+  const { key, body } = newKeyRecord(space.id, epoch, recipients);
+  await space.write(KEY_COLLECTION, keyRecordId(epoch), body);
+  return space.addKeys([key]);
+}
+
+/** Keeps the root's revocation `statement` of `subject` in the space (a `sys.revoke` record). */
+export async function writeRevocation(
+  space: OpenSpace,
+  subject: string,
+  statement: Uint8Array,
+): Promise<void> {
+  await space.write(REVOKE_COLLECTION, REVOKE_RECORD(subject), { r: statement });
 }

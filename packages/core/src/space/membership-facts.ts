@@ -35,8 +35,8 @@ export interface Facts {
   writers: Map<string, WriterIdentity>;
   /** The version id of each writer's `sys.writer` record. */
   writerRecords: Map<string, string>;
-  /** The earliest revocation of each device or writer. */
-  revoked: Map<string, { at: number; account: string }>;
+  /** The earliest revocation of each device or writer, with its signed statement. */
+  revoked: Map<string, { at: number; account: string; statement: Uint8Array }>;
   /** The owner's grants per account, by time; `role` undefined for a withdrawn grant. */
   grants: Map<string, Array<{ at: number; role: Role | 'none' | undefined }>>;
   /** The roles accounts took with invites, by time. */
@@ -199,7 +199,11 @@ export async function readFacts(view: MemberView): Promise<Facts> {
     if (!revocation) continue;
     const known = facts.revoked.get(revocation.subject);
     if (!known || revocation.at < known.at)
-      facts.revoked.set(revocation.subject, { at: revocation.at, account: revocation.account });
+      facts.revoked.set(revocation.subject, {
+        at: revocation.at,
+        account: revocation.account,
+        statement,
+      });
   }
   for (const { meta, version, body } of await opened(view, WRITER_COLLECTION)) {
     const identity = await checkWriterRecord(view, meta, version, body);

@@ -150,6 +150,11 @@ export class Membership {
     return [...ids];
   }
 
+  /** The revocations the space holds, by subject: what from `at` on does not stand. */
+  revocations(): ReadonlyMap<string, { at: number; account: string; statement: Uint8Array }> {
+    return this.facts.revoked;
+  }
+
   /** Invites accepted by more than one account. */
   reusedInvites(): InviteReuse[] {
     return [...this.facts.acceptors]

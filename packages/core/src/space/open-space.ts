@@ -20,6 +20,7 @@ import { type HolderKind, readHolders } from './holders.js';
 import { isCredentialOf } from './member-records.js';
 import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
 import { didRecordId } from './record-ids.js';
+import { learnKeys } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
@@ -58,31 +59,54 @@ export class OpenSpace implements SpaceView, MemberView {
   #writes: Promise<void> = Promise.resolve();
   readonly #sharingListeners = new Set<() => void>();
 
+  #entry: SpaceEntry;
+
   constructor(
-    readonly entry: SpaceEntry,
+    entry: SpaceEntry,
     readonly store: Store,
     private readonly clock: HybridClock,
     private readonly signer: SigningKey,
     /** Who this node writes for: its account, through its writer key's certificates. */
     readonly identity: WriterIdentity,
   ) {
+    this.#entry = entry;
     for (const name of store.collectionNames()) {
       for (const meta of store.collection(name)!.versions.values()) clock.observe(meta.timestamp);
     }
   }
 
+  /** What the registry keeps of this space: id, keys, owner. */
+  get entry(): SpaceEntry {
+    return this.#entry;
+  }
+
   get id(): string {
-    return this.entry.id;
+    return this.#entry.id;
   }
 
   /** The 32-byte key new bodies are sealed under. */
   get key(): Uint8Array {
-    return this.entry.key;
+    return this.#entry.key;
   }
 
   /** Every key of the space this node holds, oldest first. */
   get keys(): readonly Uint8Array[] {
-    return this.entry.keys;
+    return this.#entry.keys;
+  }
+
+  /**
+   * Adds keys learned or made (spec 05 §7.4): new bodies are sealed under the newest. Returns
+   * the entry to keep in the registry.
+   */
+  addKeys(keys: readonly Uint8Array[]): SpaceEntry {
+    const all = [...this.#entry.keys, ...keys];
+    this.#entry = { ...this.#entry, keys: all, key: all[all.length - 1]! };
+    return this.#entry;
+  }
+
+  /** Keys the owner's key records wrap for this node, beyond those it holds. */
+  async learnKeys(): Promise<Uint8Array[]> {
+    return learnKeys(this, await this.membership(), this.signer);
   }
 
   /** The DID this node signs with here: its writer key's. */
@@ -92,7 +116,7 @@ export class OpenSpace implements SpaceView, MemberView {
 
   /** The DID that created the space and owns it. */
   get owner(): string {
-    return this.entry.owner;
+    return this.#entry.owner;
   }
 
   /**
@@ -146,7 +170,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * first key, so holders keep working when the key changes.
    */
   get accessKey(): SigningKey {
-    this.#accessKey ??= spaceAccessKey(this.id, this.entry.keys[0]!);
+    this.#accessKey ??= spaceAccessKey(this.id, this.#entry.keys[0]!);
     return this.#accessKey;
   }
 
@@ -172,7 +196,7 @@ export class OpenSpace implements SpaceView, MemberView {
     const version = await this.store.getVersion(meta.id);
     if (!version) return undefined;
     try {
-      return openWithKeys(version, this.entry.keys);
+      return openWithKeys(version, this.#entry.keys);
     } catch {
       return undefined;
     }
@@ -332,7 +356,7 @@ export class OpenSpace implements SpaceView, MemberView {
         files: body === null ? [] : fileIdsIn(body),
         body,
       },
-      this.entry.key,
+      this.#entry.key,
       this.signer,
     );
   }

@@ -3,10 +3,15 @@
  * member's space access key proves it has a space, each bound to both DIDs and both nonces so a
  * signature can't be replayed on another connection or to another peer.
  */
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { encodeCbor } from '../encoding.js';
 
 const HANDSHAKE_CONTEXT = 'minca/handshake/v1';
 const PROOF_CONTEXT = 'minca/access/v1';
+const PROBE_CONTEXT = 'minca/probe/v1';
+/** Bytes of a probe. */
+export const PROBE_BYTES = 16;
 
 /** What `signer` signs in its `auth`: `CBOR(["minca/handshake/v1", signer, other, other's nonce, signer's nonce])`. */
 export function handshakeBytes(
@@ -27,4 +32,21 @@ export function accessProofBytes(
   signerNonce: Uint8Array,
 ): Uint8Array {
   return encodeCbor([PROOF_CONTEXT, space, signer, other, otherNonce, signerNonce]);
+}
+
+/**
+ * A probe: that `signer` has space `space`, for `other` only, on this connection alone — the
+ * first 16 bytes of `HMAC-SHA256(probe key, CBOR(["minca/probe/v1", space, signer, other,
+ * other's nonce, signer's nonce]))`. Only a member (who has the key) can make or match one.
+ */
+export function spaceProbe(
+  probeKey: Uint8Array,
+  space: string,
+  signer: string,
+  other: string,
+  otherNonce: Uint8Array,
+  signerNonce: Uint8Array,
+): Uint8Array {
+  const message = encodeCbor([PROBE_CONTEXT, space, signer, other, otherNonce, signerNonce]);
+  return hmac(sha256, probeKey, message).subarray(0, PROBE_BYTES);
 }

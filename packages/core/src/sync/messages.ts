@@ -33,8 +33,15 @@ export type Message =
    * Sent once the peer proved its DID, and again when more become shared: the spaces I will
    * sync with it, and the versions giving me my role there, so a peer that doesn't know me yet can.
    * `p`: to a holder (spec 05 §7.3), [space, access DID, access proof] for the spaces it may hold.
+   * `m`: probes, one per space I hold and did not name to you, which a member of it can match.
    */
-  | { t: 'spaces'; s: string[]; a?: Uint8Array[]; p?: Array<[string, string, Uint8Array]> }
+  | {
+      t: 'spaces';
+      s: string[];
+      a?: Uint8Array[];
+      p?: Array<[string, string, Uint8Array]>;
+      m?: Uint8Array[];
+    }
   /** Where I am in a space: its fingerprint, and each collection's version count. */
   | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]> }
   /** One Negentropy message of a reconciliation of one collection. */
@@ -117,7 +124,7 @@ export function decodeMessage(frame: Uint8Array): Message {
             }),
       };
     case 'spaces':
-      exactKeys(m, ['t', 's'], ['a', 'p']);
+      exactKeys(m, ['t', 's'], ['a', 'p', 'm']);
       return {
         t: 'spaces',
         s: list(m.s, MAX_SPACES, 'spaces').map(space),
@@ -140,6 +147,9 @@ export function decodeMessage(frame: Uint8Array): Message {
                 ];
               }),
             }),
+        ...(m.m === undefined
+          ? {}
+          : { m: list(m.m, MAX_SPACES, 'probes').map((p) => bytes(p, 16, 'probe', 16)) }),
       };
     case 'hello':
       exactKeys(m, ['t', 's', 'f', 'c']);

@@ -188,7 +188,7 @@ export class Peer {
     if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
     if (m.t === 'spaces') {
       this.#budget.spaces();
-      return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? []);
+      return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? [], m.m ?? []);
     }
     // A space we don't share with this peer: not ours to answer, and counted as idle.
     if (!this.#syncs.has(m.s)) return this.#budget.idle(bytes);

@@ -4,13 +4,14 @@
  * holder, admitting the spaces the peer proved. A space is shared once both named it.
  */
 
+import { toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
 import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
 import { verifySignature } from '../keys.js';
 import type { Version } from '../version.js';
 import type { ConnectionBudget } from './budget.js';
-import { accessProofBytes } from './handshake.js';
-import type { Message } from './messages.js';
+import { accessProofBytes, spaceProbe } from './handshake.js';
+import { MAX_SPACES, type Message } from './messages.js';
 import type { OfferedSpace, SyncHost } from './sync-host.js';
 
 /** Credentials one `spaces` message carries. */
@@ -43,6 +44,12 @@ export class SpaceOffers {
   readonly #peerOffered = new Set<string>();
   /** Spaces the peer proved it holds and this node, a holder, keeps for it. */
   readonly #admitted = new Set<string>();
+  /** Spaces the peer's probes showed it has, which it didn't name: we name them, with credentials. */
+  readonly #probed = new Set<string>();
+  /** Spaces we sent probes for. */
+  readonly #probesSent = new Set<string>();
+  /** What the peer's probe for each of our spaces would be, on this connection. */
+  #expected: Map<string, string> | undefined;
 
   constructor(
     private readonly host: SyncHost,
@@ -60,7 +67,7 @@ export class SpaceOffers {
     // since the peer may have refused it for want of them.
     const spaces: string[] = [];
     const credentials: Uint8Array[] = [];
-    for (const id of await this.shareable()) {
+    for (const id of new Set([...(await this.shareable()), ...this.#probed])) {
       const mine = await this.host.credentials([id]);
       const sent = this.#offered.get(id);
       if (sent !== undefined && mine.length <= sent) continue;
@@ -68,7 +75,8 @@ export class SpaceOffers {
       spaces.push(id);
       credentials.push(...mine);
     }
-    if (spaces.length === 0 && this.#offered.size > 0) return;
+    const probes = await this.#probes();
+    if (spaces.length === 0 && probes.length === 0 && this.#offered.size > 0) return;
     const a = credentials.slice(0, MAX_CREDENTIALS);
     const proofs = await this.#accessProofs(spaces);
     this.channel.send({
@@ -76,7 +84,39 @@ export class SpaceOffers {
       s: spaces,
       ...(a.length > 0 ? { a } : {}),
       ...(proofs.length > 0 ? { p: proofs } : {}),
+      ...(probes.length > 0 ? { m: probes } : {}),
     });
+  }
+
+  /**
+   * Probes for the spaces we hold with their key and haven't named to the peer nor probed yet:
+   * a member of one who doesn't know us yet matches it, and names the space to us (spec 05 §8).
+   */
+  async #probes(): Promise<Uint8Array[]> {
+    const { peerWriter, nonce, peerNonce } = this.channel;
+    const out: Uint8Array[] = [];
+    for (const [space, key] of (await this.host.probeKeys?.()) ?? []) {
+      if (this.#offered.has(space) || this.#probesSent.has(space)) continue;
+      if (out.length >= MAX_SPACES) break;
+      this.#probesSent.add(space);
+      out.push(spaceProbe(key, space, this.host.did, peerWriter, peerNonce, nonce));
+    }
+    return out;
+  }
+
+  /** The spaces of ours the peer's probes name; computed once per connection. */
+  async #matchProbes(probes: readonly Uint8Array[]): Promise<string[]> {
+    if (probes.length === 0) return [];
+    if (!this.#expected) {
+      const { peerWriter, nonce, peerNonce } = this.channel;
+      this.#expected = new Map();
+      for (const [space, key] of (await this.host.probeKeys?.()) ?? [])
+        this.#expected.set(
+          toHex(spaceProbe(key, space, peerWriter, this.host.did, nonce, peerNonce)),
+          space,
+        );
+    }
+    return probes.flatMap((p) => this.#expected!.get(toHex(p)) ?? []);
   }
 
   /** Membership here changed: names spaces shared since, and links those the peer named. */
@@ -103,9 +143,17 @@ export class SpaceOffers {
     offered: string[],
     credentials: Uint8Array[],
     proofs: ReadonlyArray<[string, string, Uint8Array]>,
+    probes: readonly Uint8Array[] = [],
   ): Promise<void> {
     // A peer shows what gives it its role, so we can know it before we name a space to it.
-    if (await this.#takeCredentials(credentials)) await this.offer();
+    let learned = await this.#takeCredentials(credentials);
+    // A member who doesn't know the peer yet: name the space, with what shows our role.
+    for (const space of await this.#matchProbes(probes)) {
+      if (this.#probed.has(space)) continue;
+      this.#probed.add(space);
+      learned = true;
+    }
+    if (learned) await this.offer();
     const named = new Set(offered);
     const refusal = await this.#admit(proofs.filter(([space]) => named.has(space)));
     // Remembered up to a bound, so a peer can't grow the set at will.

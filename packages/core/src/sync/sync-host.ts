@@ -47,6 +47,11 @@ export interface SyncHost {
    */
   accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
   /**
+   * The probe key of every space this node holds with its key (spec 05 §8 "Probes"), so it can
+   * tell a member who doesn't know it yet that it has the space, and match such a member's.
+   */
+  probeKeys?(): Promise<Array<[space: string, key: Uint8Array]>>;
+  /**
    * A holder: which of the spaces `did` offers with proofs this node keeps for it (spec 05
    * §7.3). It checks the proofs of those it would keep, and throws `protocol` for one that
    * does not verify, before keeping any.
