@@ -10,7 +10,7 @@
 import { MincaError } from './errors.js';
 import { isSystemCollection } from './names.js';
 import type { SpaceView, VersionSource } from './space/space-view.js';
-import { decodeVersion, openBody, type Version, verifyVersion } from './version.js';
+import { decodeVersion, openWithKeys, type Version, verifyVersion } from './version.js';
 
 /** Decodes versions from outside, strictly and in their one canonical encoding; no signature yet. */
 export function decodeIncoming(frames: readonly Uint8Array[]): Version[] {
@@ -26,7 +26,7 @@ export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Ver
 
 /**
  * Checks decoded versions for `space`: each one it does not hold yet must carry a valid
- * signature, be of this space and, where this node has the key, open under it. The first that
+ * signature, be of this space and, where this node has the key, open under one of its keys. The first that
  * fails throws `invalid_version`. Returns the versions not held yet; one held was checked when
  * it came (its id is the hash of its bytes).
  */
@@ -39,13 +39,14 @@ export async function verifyIncoming(
   for (const v of fresh) {
     if (v.space !== space.id)
       throw new MincaError('invalid_version', `version ${v.id} is of another space`);
-    if (v.sealedBody !== null && space.key) {
+    if (v.sealedBody !== null && space.keys.length > 0) {
       try {
-        openBody(v, space.key);
+        openWithKeys(v, space.keys);
       } catch (cause) {
+        if (await space.keptUnread?.(fresh)) continue;
         throw new MincaError(
           'invalid_version',
-          `version ${v.id} does not open under the space key`,
+          `version ${v.id} (${v.collection}) does not open under the space key`,
           { cause },
         );
       }

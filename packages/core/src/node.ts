@@ -114,18 +114,17 @@ export class MincaNode {
     files.addSources((id) => mirrors.fileSources(id));
     const sharing = new SharingIndex(registry, async (id) => (await open.member(id)).sharers());
     let peers: Peers | undefined;
-    /** What a change to sys.* may teach: a new key wrapped for this node, revocations. */
+    /** What a change to sys.* may teach: invites used twice, revocations to remember. */
     const reuses = new ReuseWatch(identity.account);
     const learnFromSystem = async (space: OpenSpace) => {
       await reuses.changed(space);
-      const keys = await space.learnKeys();
-      if (keys.length > 0) await registry.putSpace(space.addKeys(keys));
       for (const [subject, { statement }] of (await space.membership()).revocations())
         await registry.putRevoked(subject, statement);
     };
     const hooks: SpaceHooks = {
       opened: async (space) => {
         if (space instanceof OpenSpace) {
+          space.onKeys((entry) => registry.putSpace(entry));
           space.onSharingChange(() => {
             sharing.dirty(space.id);
             void learnFromSystem(space).catch(() => undefined);

@@ -53,6 +53,7 @@ export class HeldSpace implements SpaceView {
 
   /** Held without the key: nothing here can be opened. */
   readonly key = undefined;
+  readonly keys: readonly Uint8Array[] = [];
 
   /** Without `sys.member` readable, every verified version of the space may be kept. */
   async mayTakeIn(): Promise<boolean> {

@@ -20,7 +20,7 @@ import { type HolderKind, readHolders } from './holders.js';
 import { isCredentialOf } from './member-records.js';
 import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
 import { didRecordId } from './record-ids.js';
-import { learnKeys } from './space-keys.js';
+import { KEY_COLLECTION, keyRecordId, learnKeys } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
@@ -58,6 +58,7 @@ export class OpenSpace implements SpaceView, MemberView {
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
   readonly #sharingListeners = new Set<() => void>();
+  readonly #keyListeners = new Set<(entry: SpaceEntry) => Promise<void>>();
 
   #entry: SpaceEntry;
 
@@ -99,14 +100,10 @@ export class OpenSpace implements SpaceView, MemberView {
    * the entry to keep in the registry.
    */
   addKeys(keys: readonly Uint8Array[]): SpaceEntry {
-    const all = [...this.#entry.keys, ...keys];
+    const all = [...this.#entry.keys];
+    for (const key of keys) if (!all.some((k) => equal(k, key))) all.push(key);
     this.#entry = { ...this.#entry, keys: all, key: all[all.length - 1]! };
     return this.#entry;
-  }
-
-  /** Keys the owner's key records wrap for this node, beyond those it holds. */
-  async learnKeys(): Promise<Uint8Array[]> {
-    return learnKeys(this, await this.membership(), this.signer);
   }
 
   /** The DID this node signs with here: its writer key's. */
@@ -277,13 +274,6 @@ export class OpenSpace implements SpaceView, MemberView {
   /** Writes a new version of record `id` in `collection`: `null` writes a tombstone. */
   async write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
     assertCollectionName(collection);
-    // What a node may not write would not stand anywhere, so it is refused here, not stored.
-    if (!(await this.mayWrite(this.signer.did))) {
-      throw new MincaError(
-        'not_authorized',
-        `${this.identity.account} may not write in space ${this.id}`,
-      );
-    }
     if (typeof id !== 'string' || !RECORD_ID.test(id)) {
       throw new MincaError(
         'invalid_name',
@@ -291,7 +281,15 @@ export class OpenSpace implements SpaceView, MemberView {
       );
     }
     return this.serialized(async () => {
-      await this.#publishWriter();
+      // The writer's record first, so what it writes counts for its account everywhere.
+      if ((await this.roleOf(this.identity.account)) !== undefined) await this.#publishWriter();
+      // What a node may not write would not stand anywhere, so it is refused here, not stored.
+      if (!(await this.mayWrite(this.signer.did))) {
+        throw new MincaError(
+          'not_authorized',
+          `${this.identity.account} may not write in space ${this.id}`,
+        );
+      }
       const version = await this.seal(collection, id, body);
       await this.takeIn([version]);
       return version;
@@ -371,12 +369,44 @@ export class OpenSpace implements SpaceView, MemberView {
     if (collections.some(isSystemCollection)) {
       this.#membership = undefined;
       this.#holders = undefined;
+      // A new key wrapped for this node is learned before anything sealed under it comes.
+      if (collections.includes(KEY_COLLECTION)) await this.#learnKeys();
       for (const listener of this.#sharingListeners) listener();
     }
     const change = { space: this.id, collections };
     // Told after the write, each on its own: a listener that throws can't undo or block it.
     for (const listener of this.#listeners) void Promise.resolve(change).then(listener);
     return fresh;
+  }
+
+  /** Adds the keys the owner's key records wrap for this node, and tells who keeps the entry. */
+  async #learnKeys(): Promise<void> {
+    const keys = await learnKeys(this, await this.membership(), this.signer);
+    if (keys.length === 0) return;
+    const entry = this.addKeys(keys);
+    for (const listener of this.#keyListeners) await listener(entry);
+  }
+
+  /** Calls `listener` with the registry entry each time this node learns or makes a key. */
+  onKeys(listener: (entry: SpaceEntry) => Promise<void>): () => void {
+    this.#keyListeners.add(listener);
+    return () => this.#keyListeners.delete(listener);
+  }
+
+  /**
+   * Whether a body that opens under none of this node's keys may still be kept: the owner wrote
+   * a key record of an epoch this node has no key for (it was removed), here or in `batch`. It
+   * is kept, unreadable here, so stores stay level; nothing it says stands here.
+   */
+  async keptUnread(batch: readonly Version[]): Promise<boolean> {
+    const next = keyRecordId(this.keys.length);
+    const membership = await this.membership();
+    const byOwner = (author: string, at: number) => membership.accountAt(author, at) === this.owner;
+    const held = this.store.collection(KEY_COLLECTION)?.records.get(next);
+    if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
+    return batch.some(
+      (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
+    );
   }
 
   /**

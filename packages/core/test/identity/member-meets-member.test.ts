@@ -1,7 +1,8 @@
-import { expect, it } from 'vitest';
+/** Any two members converge: a joiner who meets only another member shares the space (spec 05 §8). */
+import { it } from 'vitest';
 import { connect, newNode, until } from '../sync-helpers.js';
 
-it('a joiner who meets only another member shares the space', async () => {
+it('a joiner who meets only another member, never the owner, shares the space', async () => {
   const [owner, member, joiner] = [await newNode(), await newNode(), await newNode()];
   const space = await owner.spaces.create();
   await owner.spaces.setRole(space.id, member.did, 'writer');
