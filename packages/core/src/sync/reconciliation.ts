@@ -180,8 +180,9 @@ export class Reconciliation {
 
   async #onReply(collection: string, message: Uint8Array): Promise<void> {
     const session = this.#session;
-    if (!session || session.collection !== collection)
-      throw new MincaError('protocol', 'a reconciliation reply nobody asked for');
+    // A late reply to a session given up (stale, or past its rounds) is dropped: the peer was
+    // slow, not out of turn. What it would have told, a later session finds.
+    if (!session || session.collection !== collection) return;
     session.heard = this.channel.now();
     // Past the rounds, this session is given up (not the connection, nor the other spaces):
     // what it missed is found by a later one.
