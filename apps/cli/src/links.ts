@@ -193,7 +193,7 @@ export async function waitForSync(
       const why = missing.length
         ? `could not reach ${missing.map((l) => `${l.url} (${l.lastError() ?? 'no answer'})`).join(', ')}: check the address and that the peer runs, or raise --timeout`
         : notShared.length
-          ? `${notShared.map((u) => `${u.url} did not share space ${u.space}`).join(', ')} within ${seconds} s, though the space names it: it may have refused the space (minca status shows each peer), or raise --timeout`
+          ? `${notShared.map((u) => `${u.url} did not share space ${u.space}`).join(', ')} within ${seconds} s, though the space names it: it may not hold the space yet, or may have refused it (minca status shows each peer), or raise --timeout`
           : `not synced after ${seconds} s: check that the peer runs, or raise --timeout`;
       throw new SyncIncomplete(why, states);
     }
