@@ -57,7 +57,8 @@ export async function readBody(arg: string | undefined): Promise<BodyValue> {
     assertBody(body);
   } catch (cause) {
     if (!isMincaError(cause)) throw cause;
-    throw new CliError(EXIT.badData, `the body from ${from}: ${cause.message} (${cause.code})`, {
+    // Too deep or too large, it is bad input to the command either way.
+    throw new CliError(EXIT.badData, `the body from ${from}: ${cause.message} (invalid_input)`, {
       cause,
     });
   }

@@ -4,7 +4,8 @@
 // moved after warming up, its CPU time, and p50/p99 write→arrival. The clients run in this
 // process, so their own event loop is in the latency. Shorter or smaller with
 // MINCA_BENCH_SOAK_SECONDS and MINCA_BENCH_SOAK_CLIENTS; flood size with
-// MINCA_BENCH_SOAK_FLOOD_NAMES and MINCA_BENCH_SOAK_FLOOD_PROOFS.
+// MINCA_BENCH_SOAK_FLOOD_NAMES and MINCA_BENCH_SOAK_FLOOD_PROOFS; MINCA_BENCH_SOAK_HOSTILE=0 for
+// the same run with no hostile client, to compare against.
 import { runHostSoak } from '@minca/cli/host-soak';
 import type { Benchmark } from '../harness.js';
 
@@ -18,7 +19,7 @@ const bench: Benchmark = {
     const spaces = Math.max(1, Math.round(CLIENTS / 5));
     const soak = await runHostSoak({
       clients: CLIENTS,
-      hostileShare: 0.05,
+      hostileShare: env('MINCA_BENCH_SOAK_HOSTILE', 0.05),
       spaces,
       seconds: SECONDS,
       writeEveryMs: 2_000,

@@ -22,9 +22,9 @@ export const MAX_BODY_DEPTH = 32;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
- * Throws `invalid_input` naming the first part of `value` that a body can't hold: a value of
- * another kind, nesting deeper than {@link MAX_BODY_DEPTH}, or more than {@link MAX_BODY_BYTES}
- * even at the fewest bytes each part could encode to. It walks the value with a stack of its
+ * Throws `invalid_input` naming the first part of `value` that a body can't hold (a value of
+ * another kind, nesting deeper than {@link MAX_BODY_DEPTH}), or `too_large` once it holds more
+ * than {@link MAX_BODY_BYTES} even at the fewest bytes each part could encode to. It walks the value with a stack of its
  * own, never recursing, and stops at the first fault, so a body nested 100,000 deep or holding
  * millions of items costs no more than the part read before the fault.
  */
@@ -34,13 +34,18 @@ export function assertBody(value: unknown, path = 'body', depth = 0): asserts va
   // A lower bound of the encoded size: each item takes at least its head byte, and text and
   // bytes at least one byte per code unit or byte.
   let bytes = 0;
-  const fail = (at: string, why: string): never => {
-    throw new MincaError('invalid_input', `${at} ${why}`);
+  const fail = (at: string, why: string, code: 'invalid_input' | 'too_large' = 'invalid_input') => {
+    throw new MincaError(code, `${at} ${why}`);
   };
   const count = (n: number, at: string) => {
     bytes += n;
+    // `too_large`, as a body that encodes past the bound is (version.ts): found sooner here.
     if (bytes > MAX_BODY_BYTES)
-      fail(at, `makes the body larger than ${MAX_BODY_BYTES} bytes; put large things in a file`);
+      fail(
+        at,
+        `makes the body larger than ${MAX_BODY_BYTES} bytes; put large things in a file`,
+        'too_large',
+      );
   };
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { value: v, path: at, depth: d } = next;

@@ -1,5 +1,5 @@
-// Deep or huge bodies are refused as `invalid_input` before any recursion: the checks walk a
-// body with a stack of their own, so no body reaches the call stack's limit.
+// Deep or huge bodies are refused (`invalid_input`, or `too_large` past the size) before any
+// recursion: the checks walk a body with a stack of their own, so none reaches the stack's limit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertBody, MAX_BODY_BYTES } from '../src/body.js';
 import { isMincaError } from '../src/errors.js';
@@ -14,14 +14,16 @@ function nested(depth: number): unknown {
   return value;
 }
 
-const invalid = (run: () => unknown) => {
+/** The message of the MincaError `run` throws with `code`, or what happened instead. */
+const thrown = (run: () => unknown, code: 'invalid_input' | 'too_large' = 'invalid_input') => {
   try {
     run();
   } catch (error) {
-    return isMincaError(error, 'invalid_input') ? (error as Error).message : String(error);
+    return isMincaError(error, code) ? (error as Error).message : String(error);
   }
   return 'no error';
 };
+const invalid = (run: () => unknown) => thrown(run);
 
 const nodes: MincaNode[] = [];
 afterEach(async () => {
@@ -55,13 +57,15 @@ describe('bodies past the bounds', () => {
     );
   });
 
-  it('a body of millions of items is invalid_input once it is past the size', () => {
+  it('a body of millions of items is too_large once it is past the size, before encoding', () => {
     const wide = new Array(3_000_000).fill(0);
-    expect(invalid(() => assertBody(wide))).toMatch(
+    expect(thrown(() => assertBody(wide), 'too_large')).toMatch(
       new RegExp(`larger than ${MAX_BODY_BYTES} bytes`),
     );
     const longText = { text: 'x'.repeat(MAX_BODY_BYTES + 1) };
-    expect(invalid(() => assertBody(longText))).toMatch(/body\.text makes the body larger/);
+    expect(thrown(() => assertBody(longText), 'too_large')).toMatch(
+      /body\.text makes the body larger/,
+    );
     expect(() => fileIdsIn(wide)).not.toThrow();
   });
 
