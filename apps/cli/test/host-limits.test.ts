@@ -74,10 +74,14 @@ describe('a host over its limits', () => {
     const [after] = await mincaJson<Held[]>(h, ['host', 'status', '--data', data]);
     expect(after).toEqual(filled);
 
-    // A second space is over the count: not held, not shared (the first goes on).
+    // A second space is over the count: not held, not shared (the first goes on). The sync
+    // shows what did sync, and fails for the space the host did not share (issue 15).
     const second = (await mincaJson<{ id: string }>(a, ['space', 'create'])).id;
     await mincaJson(a, ['space', 'allow', second, url]);
-    const states = await mincaJson<Array<{ space: string }>>(a, ['sync', url, '--timeout', '30']);
+    const short = await minca(a, ['--json', 'sync', url, '--timeout', '8']);
+    expect(short.code).toBe(5);
+    expect(short.stderr).toContain(`did not share space ${second}`);
+    const states = JSON.parse(short.stdout) as Array<{ space: string }>;
     expect(states.map((s) => s.space)).toEqual([space]);
     expect(
       (await mincaJson<Held[]>(h, ['host', 'status', '--data', data])).map((s) => s.id),

@@ -91,10 +91,16 @@ export interface Running {
 export function startMinca(
   home: string,
   args: string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    /** A command that runs `node minca …` for us, such as `['prlimit', '--nofile=1024']`. */
+    wrap?: string[];
+  } = {},
 ): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MINCA, '--json', ...args], {
+    const command = [...(options.wrap ?? []), process.execPath, MINCA, '--json', ...args];
+    const child = spawn(command[0]!, command.slice(1), {
       env: envFor(home, options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,7 +2,7 @@ export * from './adapter.js';
 export { assertBodyBytes, assertCommit, assertVersionKey, assertWrites } from './adapter-args.js';
 export * from './blob-store.js';
 export type { BodyValue } from './body.js';
-export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.js';
+export { assertBody, MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.js';
 export { HybridClock } from './clock.js';
 export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
