@@ -215,7 +215,7 @@ describe('pacing on a fake clock', () => {
   // dropped as stale (a host stalled past 30 s) ends the connection as "a reconciliation reply
   // nobody asked for", where the session it belonged to is simply gone. The fix belongs to the
   // split sync code; un-fail this then.
-  it.fails('takes a reply to a session dropped as stale as late, not as a broken peer', async () => {
+  it('takes a reply to a session dropped as stale as late, not as a broken peer', async () => {
     const node = await make();
     const key = keyThat('answers', node.did);
     const { space } = await memberSpace(node, key);
