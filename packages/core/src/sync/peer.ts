@@ -10,7 +10,7 @@ import { isMincaError, MincaError } from '../errors.js';
 import { accessProofBytes } from '../hosting/access-key.js';
 import { type SigningKey, verifySignature } from '../keys.js';
 import { isSystemCollection } from '../names.js';
-import { Negentropy, NegentropyStorage } from '../negentropy/index.js';
+import { Negentropy, type NegentropySnapshot } from '../negentropy/index.js';
 import type { Store } from '../store.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { decodeVerifiedVersion, decodeVersion, type Version, verifyVersion } from '../version.js';
@@ -883,12 +883,7 @@ export class Peer {
   }
 }
 
-/** The collection's sorted Negentropy set, rebuilt only after the collection changed. */
-function syncSet(store: Store, collection: string): NegentropyStorage {
-  return store.derived(collection, (versions) => {
-    const set = new NegentropyStorage();
-    for (const meta of versions) set.insert(meta.timestamp, fromHex(meta.id));
-    set.seal();
-    return set;
-  });
+/** The collection's Negentropy set as it is now: kept by the store, which hands a snapshot. */
+function syncSet(store: Store, collection: string): NegentropySnapshot {
+  return store.syncSet(collection);
 }
