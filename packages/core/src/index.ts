@@ -72,4 +72,5 @@ export {
   openBody,
   type Version,
   type VersionDraft,
+  verifyVersion,
 } from './version.js';

@@ -364,7 +364,7 @@ export class Store {
     if (!set) {
       set = new NegentropySet();
       for (const meta of this.#collections.get(collection)?.versions.values() ?? [])
-        set.insert(meta.timestamp, fromHex(meta.id));
+        set.insertHex(meta.timestamp, meta.id);
       this.#sets.set(collection, set);
     }
     return set.snapshot();

@@ -81,6 +81,19 @@ function transcript(client: Side, server: Side, clientLimit: number, serverLimit
   return out;
 }
 
+/** A spec of `common` items, none on one side only. */
+const specOf = (common: number) => ({
+  seed: 3,
+  common,
+  clientOnly: 0,
+  serverOnly: 0,
+  base: 1_700_000_000_000n,
+  spread: 1000,
+  sharedPrefix: 0,
+  clientLimit: 0,
+  serverLimit: 0,
+});
+
 const blockSize = fc.constantFrom(2, 3, 7, 16, 33, 1024);
 
 describe('NegentropySet against the sorted vector', () => {
@@ -210,6 +223,20 @@ describe('NegentropySet', () => {
     expect(shared.length).toBeGreaterThanOrEqual(before.length - 1);
   });
 
+  it('takes ids as hex as it takes them as bytes', () => {
+    const { common } = itemsOf({ ...specOf(300), spread: 5 });
+    const bytes = new NegentropySet({ blockSize: 8 });
+    const hex = new NegentropySet({ blockSize: 8 });
+    for (const { ts, id } of common) {
+      bytes.insert(ts, id);
+      hex.insertHex(ts, toHex(id));
+    }
+    expect(toHex(new Negentropy(hex.snapshot()).initiate())).toBe(
+      toHex(new Negentropy(bytes.snapshot()).initiate()),
+    );
+    expect(hex.size).toBe(300);
+  });
+
   it('refuses bad items and bad block sizes', () => {
     const set = new NegentropySet();
     const id = new Uint8Array(32);
@@ -218,6 +245,10 @@ describe('NegentropySet', () => {
     expect(() => set.insert('1' as unknown as number, id)).toThrow(TypeError);
     expect(() => set.insert(1, new Uint8Array(31))).toThrow(RangeError);
     expect(() => set.insert(1, Array(32).fill(0) as unknown as Uint8Array)).toThrow(TypeError);
+    expect(set.size).toBe(0);
+    for (const bad of ['ab'.repeat(31), 'AB'.repeat(32), `${'ab'.repeat(31)}g0`, 7])
+      expect(() => set.insertHex(1, bad as string)).toThrow(TypeError);
+    expect(() => set.insertHex(-1, 'ab'.repeat(32))).toThrow(RangeError);
     expect(set.size).toBe(0);
     for (const bad of [0, 1, 1.5, 2 ** 20 + 1, Number.NaN])
       expect(() => new NegentropySet({ blockSize: bad })).toThrow(RangeError);

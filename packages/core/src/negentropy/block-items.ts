@@ -8,7 +8,7 @@
 import { type Block, CHUNK, totalAt } from './block.js';
 import { type Bound, itemBelow } from './bound.js';
 import type { SyncItems } from './items.js';
-import { addLimbs, fingerprintOfDifference } from './limbs.js';
+import { addLimbs, fingerprintOfDifference, subtractLimbs } from './limbs.js';
 import type { Writer } from './writer.js';
 
 const EMPTY = new Uint8Array(0);
@@ -24,6 +24,8 @@ export class BlockItems implements SyncItems {
   readonly #before: Uint32Array;
   /** The block last reached: sessions read near where they read last. */
   #last = 0;
+  readonly #lastPrefix = new Uint32Array(8);
+  #lastPrefixAt = -1;
 
   /**
    * Over `blocks`, of which those before `from` are the same, at the same places, as in
@@ -100,22 +102,44 @@ export class BlockItems implements SyncItems {
 
   /** Writes into `acc` the sum of the ids of items `[0, i)`. */
   #prefix(i: number, acc: Uint32Array): void {
+    // Ranges side by side share an end: the last prefix is often asked for again.
+    if (i === this.#lastPrefixAt) {
+      acc.set(this.#lastPrefix);
+      return;
+    }
+    const before = this.#before;
     if (i >= this.n) {
-      acc.set(this.#before.subarray(8 * this.blocks.length, 8 * this.blocks.length + 8));
+      const b = 8 * this.blocks.length;
+      for (let j = 0; j < 8; j++) acc[j] = before[b + j]!;
       return;
     }
     const k = this.#locate(i);
     const block = this.blocks[k]!;
     const at = i - this.#starts[k]!;
-    acc.set(this.#before.subarray(8 * k, 8 * k + 8));
-    const chunk = Math.floor(at / CHUNK);
-    addLimbs(acc, 0, block.sums, 8 * chunk);
-    for (let t = chunk * CHUNK; t < at; t++) addLimbs(acc, 0, block.limbs, 8 * t);
+    // From the nearer stored sum: add the ids after the one below, or take away those up to
+    // the one above.
+    const below = ((at / CHUNK) | 0) * CHUNK;
+    const above = Math.min(below + CHUNK, block.n);
+    const b = 8 * k;
+    for (let j = 0; j < 8; j++) acc[j] = before[b + j]!;
+    const limbs = block.limbs;
+    // The stored sum at `below` is entry below / CHUNK; at `above` (a CHUNK on, or the block's
+    // end), the next one.
+    const entry = below / CHUNK;
+    if (above - at < at - below) {
+      addLimbs(acc, 0, block.sums, 8 * (entry + 1));
+      for (let t = at; t < above; t++) subtractLimbs(acc, 0, limbs, 8 * t);
+    } else {
+      addLimbs(acc, 0, block.sums, 8 * entry);
+      for (let t = below; t < at; t++) addLimbs(acc, 0, limbs, 8 * t);
+    }
+    this.#lastPrefix.set(acc);
+    this.#lastPrefixAt = i;
   }
 
   fingerprint(from: number, to: number): Uint8Array {
-    this.#prefix(to, upper);
     this.#prefix(from, lower);
+    this.#prefix(to, upper);
     return fingerprintOfDifference(upper, 0, lower, 0, to - from);
   }
 

@@ -5,6 +5,11 @@
 import { type PackedItems, sortItems } from './sort.js';
 import { splitTimestamp } from './u64.js';
 
+const BAD = 0xff;
+/** The value of each lowercase hex digit by char code, BAD for anything else. */
+const HEX_VALUE = new Uint8Array(128).fill(BAD);
+for (let d = 0; d < 16; d++) HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
+
 export class ItemBuffer {
   count = 0;
   #ids = new Uint8Array(32 * 16);
@@ -25,6 +30,26 @@ export class ItemBuffer {
     this.#hi[n] = this.#halves[0]!;
     this.#lo[n] = this.#halves[1]!;
     this.#ids.set(id, n * 32);
+    this.count = n + 1;
+  }
+
+  /** As {@link push}, the id given as 64 lowercase hex digits (else a TypeError). */
+  pushHex(timestamp: number | bigint, hex: string): void {
+    if (typeof hex !== 'string' || hex.length !== 64)
+      throw new TypeError('id: expected 64 lowercase hex digits');
+    splitTimestamp(timestamp, this.#halves);
+    const n = this.count;
+    if (n === this.#hi.length) this.#grow();
+    const ids = this.#ids;
+    const at = n * 32;
+    for (let i = 0; i < 32; i++) {
+      const h = HEX_VALUE[hex.charCodeAt(2 * i)] ?? BAD;
+      const l = HEX_VALUE[hex.charCodeAt(2 * i + 1)] ?? BAD;
+      if (h === BAD || l === BAD) throw new TypeError('id: expected 64 lowercase hex digits');
+      ids[at + i] = (h << 4) | l;
+    }
+    this.#hi[n] = this.#halves[0]!;
+    this.#lo[n] = this.#halves[1]!;
     this.count = n + 1;
   }
 

@@ -30,6 +30,16 @@ export function addLimbs(acc: Uint32Array, a: number, src: Uint32Array, s: numbe
   }
 }
 
+/** `acc[a..a+8) -= src[s..s+8)`, mod 2^256. */
+export function subtractLimbs(acc: Uint32Array, a: number, src: Uint32Array, s: number): void {
+  let borrow = 0;
+  for (let k = 0; k < 8; k++) {
+    const v = acc[a + k]! - src[s + k]! - borrow;
+    acc[a + k] = v >>> 0;
+    borrow = v < 0 ? 1 : 0;
+  }
+}
+
 /**
  * Running sums of `n` ids given as limbs, one entry every `step` ids: entry c (of
  * `floor(n / step) + 1`, plus one for the total when `step` does not divide `n`) is the sum of

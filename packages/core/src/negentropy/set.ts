@@ -74,6 +74,11 @@ export class NegentropySet {
     this.#waiting.push(timestamp, id);
   }
 
+  /** As {@link insert}, the id given as 64 lowercase hex digits (else a TypeError). */
+  insertHex(timestamp: number | bigint, id: string): void {
+    this.#waiting.pushHex(timestamp, id);
+  }
+
   /**
    * The items inserted so far. Unchanged until the next insert, the same object is returned;
    * after one, only the blocks the new items land in are made anew.
