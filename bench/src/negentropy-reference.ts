@@ -7,7 +7,6 @@
 // where buildMs covers inserting and sealing both sides and reconcileMs the client's and the
 // server's calls together.
 import { execFileSync } from 'node:child_process';
-import { median } from './harness.js';
 
 export interface ReferenceRun {
   buildMs: number;
@@ -19,20 +18,12 @@ export interface ReferenceRun {
   need: number;
 }
 
-export interface ReferenceResult {
-  storage: string;
-  buildMs: number;
-  reconcileMs: number;
-  /** What the first run exchanged, to hold against minca's. */
-  first: ReferenceRun;
-}
-
-/** The reference's medians per storage, or undefined when NEGENTROPY_REFERENCE is not set. */
+/** Each storage's runs, or undefined when NEGENTROPY_REFERENCE is not set. */
 export function runReference(
   n: number,
   differ: number,
   runs: number,
-): Map<string, ReferenceResult> | undefined {
+): Map<string, ReferenceRun[]> | undefined {
   const binary = process.env.NEGENTROPY_REFERENCE;
   if (!binary) return undefined;
   const out = execFileSync(binary, [String(n), String(differ), String(runs)], {
@@ -40,17 +31,12 @@ export function runReference(
     maxBuffer: 1 << 20,
     timeout: 600_000,
   });
-  const results = new Map<string, ReferenceResult>();
+  const results = new Map<string, ReferenceRun[]>();
   for (const line of out.split('\n').filter(Boolean)) {
     const parsed = JSON.parse(line) as { storage: string; runs: ReferenceRun[] };
     if (typeof parsed.storage !== 'string' || !Array.isArray(parsed.runs) || !parsed.runs[0])
       throw new Error(`NEGENTROPY_REFERENCE printed an unexpected line: ${line.slice(0, 200)}`);
-    results.set(parsed.storage, {
-      storage: parsed.storage,
-      buildMs: median(parsed.runs.map((r) => r.buildMs)),
-      reconcileMs: median(parsed.runs.map((r) => r.reconcileMs)),
-      first: parsed.runs[0],
-    });
+    results.set(parsed.storage, parsed.runs);
   }
   return results;
 }

@@ -14,7 +14,7 @@ import {
   NegentropyStorage,
 } from '@minca/core/negentropy';
 import { type Benchmark, type Figure, median, medianMs } from '../harness.js';
-import { type ReferenceResult, runReference } from '../negentropy-reference.js';
+import { type ReferenceRun, runReference } from '../negentropy-reference.js';
 
 const MILLION = 1_000_000;
 const REFERENCE_JS_MS = 5750;
@@ -123,23 +123,26 @@ function check(s: Session, differ: number): void {
     throw new Error(`negentropy bench: found ${s.have}/${s.need} differences, not ${differ / 2}`);
 }
 
-/** What one of minca's storages did on the 1M sets. */
+/** What one of minca's storages did on the 1M sets, over several runs. */
 interface Measured {
   big: Sides;
-  build: number;
-  reconcile: number;
+  builds: number[];
+  reconciles: number[];
   session: Session;
 }
 
-async function measure(kind: Kind, all: Uint8Array): Promise<Measured> {
-  const builds: number[] = [];
-  let big = sides(MILLION, 100, all, kind);
-  builds.push(big.buildMs);
-  for (let i = 0; i < 2; i++) builds.push((big = sides(MILLION, 100, all, kind)).buildMs);
+/** One more run of `kind` into `m`: build both sides, then the median of 3 reconciles. */
+async function measure(kind: Kind, all: Uint8Array, m?: Measured): Promise<Measured> {
+  const big = sides(MILLION, 100, all, kind);
   const session = reconcile(big.client, big.server);
   check(session, 100);
   const ms = await medianMs(3, () => reconcile(big.client, big.server));
-  return { big, build: median(builds), reconcile: ms, session };
+  return {
+    big,
+    builds: [...(m?.builds ?? []), big.buildMs],
+    reconciles: [...(m?.reconciles ?? []), ms],
+    session,
+  };
 }
 
 /** Throws unless the two sessions exchanged the same number of bytes in as many round trips. */
@@ -150,13 +153,24 @@ function sameExchange(what: string, a: Session, b: Omit<Session, 'have' | 'need'
 
 const ms0 = (v: number) => Math.round(v).toLocaleString('en-US');
 
+/** A storage's median build and reconcile over its runs. */
+interface Medians {
+  build: number;
+  reconcile: number;
+}
+const medians = (builds: number[], reconciles: number[]): Medians => ({
+  build: median(builds),
+  reconcile: median(reconciles),
+});
+const total = (m: Medians) => m.build + m.reconcile;
+
 /** The rows of the reference C++, run on the same sets by NEGENTROPY_REFERENCE. */
 function referenceFigures(
-  reference: Map<string, ReferenceResult> | undefined,
+  reference: Map<string, ReferenceRun[]> | undefined,
   vector: Measured,
-  set: Measured,
+  set: Medians,
+  vec: Medians,
 ): Figure[] {
-  const total = (m: Measured) => m.build + m.reconcile;
   if (!reference) {
     return [
       {
@@ -167,32 +181,41 @@ function referenceFigures(
       },
     ];
   }
-  const tree = reference.get('BTreeMem');
-  const cppVector = reference.get('Vector');
-  if (!tree || !cppVector) throw new Error('NEGENTROPY_REFERENCE gave no BTreeMem or Vector');
-  for (const r of [tree, cppVector]) sameExchange(`C++ ${r.storage}`, vector.session, r.first);
-  const cppTotal = (r: ReferenceResult) => r.buildMs + r.reconcileMs;
+  const cpp = (storage: string): Medians => {
+    const runs = reference.get(storage);
+    if (!runs) throw new Error(`NEGENTROPY_REFERENCE gave no ${storage}`);
+    for (const r of runs) sameExchange(`C++ ${storage}`, vector.session, r);
+    return medians(
+      runs.map((r) => r.buildMs),
+      runs.map((r) => r.reconcileMs),
+    );
+  };
+  const tree = cpp('BTreeMem');
+  const cppVector = cpp('Vector');
   const rows: Figure[] = [];
-  for (const r of [cppVector, tree]) {
+  for (const [storage, r] of [
+    ['Vector', cppVector],
+    ['BTreeMem', tree],
+  ] as const) {
     rows.push({
-      name: `1M vs 1M, 100 differ: build+reconcile, C++ ${r.storage} (same run)`,
-      value: cppTotal(r),
+      name: `1M vs 1M, 100 differ: build+reconcile, C++ ${storage} (same run)`,
+      value: total(r),
       unit: 'ms',
-      note: `build ${ms0(r.buildMs)} + reconcile ${r.reconcileMs.toFixed(1)}; same bytes as minca`,
+      note: `build ${ms0(r.build)} + reconcile ${r.reconcile.toFixed(1)}; same bytes as minca`,
     });
   }
   rows.push(
     {
       name: '1M vs 1M, 100 differ: build+reconcile, set in blocks ÷ C++ BTreeMem',
-      value: total(set) / cppTotal(tree),
+      value: total(set) / total(tree),
       unit: '×',
-      note: `limit 1.5×; vector ÷ C++ Vector ${(total(vector) / cppTotal(cppVector)).toFixed(2)}×`,
+      note: `limit 1.5×; vector ÷ C++ Vector ${(total(vec) / total(cppVector)).toFixed(2)}×`,
     },
     {
       name: '1M vs 1M, 100 differ: reconcile only, set in blocks ÷ C++ BTreeMem',
-      value: set.reconcile / tree.reconcileMs,
+      value: set.reconcile / tree.reconcile,
       unit: '×',
-      note: `C++ BTreeMem ${tree.reconcileMs.toFixed(1)} ms, C++ Vector ${cppVector.reconcileMs.toFixed(1)} ms`,
+      note: `C++ BTreeMem ${tree.reconcile.toFixed(1)} ms, C++ Vector ${cppVector.reconcile.toFixed(1)} ms`,
     },
   );
   return rows;
@@ -202,15 +225,28 @@ const bench: Benchmark = {
   name: 'negentropy',
   async run() {
     const figures: Figure[] = [];
-    // The reference first, while this process holds little.
-    const reference = runReference(MILLION, 100, 3);
     const all = ids(MILLION + 50);
-
-    const vector = await measure('vector', all);
-    const set = await measure('set', all);
+    // Runs of the reference C++ and of minca's two storages take turns, so load on the machine
+    // falls on each alike.
+    let reference: Map<string, ReferenceRun[]> | undefined;
+    let vector: Measured | undefined;
+    let set: Measured | undefined;
+    for (let run = 0; run < 3; run++) {
+      const ref = runReference(MILLION, 100, 1);
+      if (ref) {
+        reference ??= new Map();
+        for (const [storage, runs] of ref)
+          reference.set(storage, [...(reference.get(storage) ?? []), ...runs]);
+      }
+      vector = await measure('vector', all, vector);
+      set = await measure('set', all, set);
+    }
+    if (!vector || !set) throw new Error('negentropy bench: no runs');
     sameExchange('the set in blocks', set.session, vector.session);
+    const vec = medians(vector.builds, vector.reconciles);
+    const kept = medians(set.builds, set.reconciles);
     const { session } = vector;
-    const ms = vector.reconcile;
+    const ms = vec.reconcile;
     figures.push(
       {
         name: '1M vs 1M, 100 differ: reconcile',
@@ -220,29 +256,29 @@ const bench: Benchmark = {
       },
       {
         name: '1M vs 1M: build+sort (both sides)',
-        value: vector.build,
+        value: vec.build,
         unit: 'ms',
         note: 'reference JS 2,930 ms, C++ Vector 250 ms',
       },
       {
         name: '1M vs 1M, 100 differ: reconcile, set in blocks',
-        value: set.reconcile,
+        value: kept.reconcile,
         unit: 'ms',
         note: 'the same bytes as the vector',
       },
       {
         name: '1M vs 1M: build (both sides), set in blocks',
-        value: set.build,
+        value: kept.build,
         unit: 'ms',
         note: 'insert every item, then one snapshot',
       },
       {
         name: '1M vs 1M, 100 differ: build+reconcile, set in blocks',
-        value: set.build + set.reconcile,
+        value: total(kept),
         unit: 'ms',
-        note: `vector ${ms0(vector.build + vector.reconcile)} ms`,
+        note: `vector ${ms0(total(vec))} ms`,
       },
-      ...referenceFigures(reference, vector, set),
+      ...referenceFigures(reference, vector, kept, vec),
       {
         name: '1M vs 1M: round trips',
         value: session.roundTrips,
