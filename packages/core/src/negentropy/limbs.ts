@@ -3,7 +3,7 @@
  * Uint32Arrays: one id, one running sum or one stored prefix is eight consecutive entries.
  * Sums subtract, so the sum of any run is the difference of two prefixes.
  */
-import { fingerprintOfSum } from './fingerprint.js';
+import { fingerprintOfSum } from '../id-sum.js';
 
 const TWO32 = 0x1_0000_0000;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
