@@ -1,8 +1,8 @@
 /**
  * A list of blocks read as one sorted list of items, for a Negentropy session. Beside the
  * blocks it keeps, per block, the index of its first item and the sum of every block before
- * it, so reaching an item is a binary search over blocks, and a prefix sum is that block's
- * share plus at most CHUNK − 1 ids of it.
+ * it, so reaching an item is a binary search over blocks, and a prefix sum is the sum before its
+ * block plus the nearer of the block's running sums, give or take at most CHUNK / 2 ids.
  */
 
 import { type Block, CHUNK, totalAt } from './block.js';

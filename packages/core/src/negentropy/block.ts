@@ -7,7 +7,7 @@
 import { limbsOf, prefixSums } from './limbs.js';
 import { compareItems, type PackedItems } from './sort.js';
 
-/** Items between two stored running sums: a prefix inside a block adds at most this many less one. */
+/** Items between two stored running sums of a block (2 bytes of sums per item). */
 export const CHUNK = 16;
 
 export interface Block {
