@@ -85,4 +85,5 @@ export {
   openBody,
   type Version,
   type VersionDraft,
+  verifyVersion,
 } from './version.js';
