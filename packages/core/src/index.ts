@@ -32,6 +32,7 @@ export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
 export type { Role } from './membership.js';
+export { MirrorFileSource } from './mirror/mirror-files.js';
 export { mirrorStatePath } from './mirror/mirror-state.js';
 export { MAX_SEGMENT_BYTES, SEGMENT_BYTES } from './mirror/segment.js';
 export {
