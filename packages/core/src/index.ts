@@ -8,6 +8,7 @@ export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
 export type { AbortSignalLike } from './files/abort.js';
+export { chunkChecks, hashChunk } from './files/chunk-hash.js';
 export {
   CHUNK_BYTES,
   type ChunkList,

@@ -8,8 +8,9 @@
  */
 import { MincaError } from '../errors.js';
 import { clearTimer, setTimer } from '../timers.js';
+import { chunkChecks } from './chunk-hash.js';
 import { ChunkSchedule } from './chunk-schedule.js';
-import { type ChunkList, chunkMatches, decodeList } from './chunks.js';
+import { type ChunkList, decodeList } from './chunks.js';
 import type { FetchOptions } from './fetch.js';
 import type { FileStore } from './file-store.js';
 import type { FileSource } from './source.js';
@@ -42,6 +43,8 @@ interface Run {
   state: 'listing' | 'asking' | 'lacking' | 'done';
   /** Requests out. */
   asks: number;
+  /** Its answers being checked and stored. */
+  checking: number;
 }
 
 /** Calls a source, turning a synchronous throw into a rejection. */
@@ -74,7 +77,12 @@ export class GroupFetch {
     private readonly shared: FetchShared,
   ) {
     this.#stop = new StopSignal(options.signal);
-    this.#runs = [...new Set(sources)].map((source) => ({ source, state: 'asking', asks: 0 }));
+    this.#runs = [...new Set(sources)].map((source) => ({
+      source,
+      state: 'asking',
+      asks: 0,
+      checking: 0,
+    }));
   }
 
   run(): Promise<GroupResult> {
@@ -165,7 +173,9 @@ export class GroupFetch {
   #pump(run: Run): void {
     const schedule = this.#schedule;
     if (this.#ended || !schedule || run.state !== 'asking') return;
-    while (run.asks < ASKS_PER_SOURCE) {
+    // One answer may be checked while the next requests are out, no more: a source whose
+    // answers turn out wrong has been asked at most that much before it is dropped.
+    while (run.asks < ASKS_PER_SOURCE && run.asks + run.checking <= ASKS_PER_SOURCE) {
       const now = Date.now();
       const batch = schedule.take(run.source, CHUNKS_PER_ASK, now, now - this.#lateAfter());
       if (batch.length === 0) break;
@@ -207,27 +217,44 @@ export class GroupFetch {
       return;
     }
     const chunks = got as Array<Uint8Array | null | undefined>;
+    run.checking++;
     // It lacks part of the file: asked no more, the others are asked for the rest.
     if (chunks.some((c) => c === null || c === undefined)) run.state = 'lacking';
     // The next request goes before this answer is checked, so the source keeps busy.
     else this.#pump(run);
-    this.#work(this.#store(run, batch, chunks));
+    this.#work(
+      this.#store(run, batch, chunks).then(
+        () => {
+          run.checking--;
+          this.#pumpAll();
+        },
+        (error) => {
+          run.checking--;
+          throw error;
+        },
+      ),
+    );
   }
 
   /** Checks a whole answer, then stores the chunks still missing; one bad chunk drops it all. */
   async #store(run: Run, batch: number[], got: Array<Uint8Array | null | undefined>) {
     const list = this.#list!;
     const schedule = this.#schedule!;
+    const checks = await Promise.all(
+      batch.map((n, i) => (got[i] ? chunkChecks(list, n, got[i]!) : true)),
+    );
+    // Dropped meanwhile (another answer of its was wrong): nothing more of it is taken.
+    if (this.#ended || run.state === 'done') return;
+    const wrong = checks.indexOf(false);
+    if (wrong >= 0) {
+      this.#drop(run, `chunk ${batch[wrong]} does not match the chunk list`);
+      return;
+    }
     const fresh: Array<[number, Uint8Array]> = [];
     for (let i = 0; i < batch.length; i++) {
       const sealed = got[i];
-      if (sealed === null || sealed === undefined) continue;
       const n = batch[i]!;
-      if (!chunkMatches(list, n, sealed)) {
-        this.#drop(run, `chunk ${n} does not match the chunk list`);
-        return;
-      }
-      if (schedule.isMissing(n) && !this.#storing.has(n)) fresh.push([n, sealed]);
+      if (sealed && schedule.isMissing(n) && !this.#storing.has(n)) fresh.push([n, sealed]);
     }
     for (const [n] of fresh) this.#storing.add(n);
     try {
@@ -241,7 +268,6 @@ export class GroupFetch {
     this.options.onChunks?.();
     // What it lacked (or sent after another) is asked of the others.
     schedule.release(run.source, batch);
-    this.#pumpAll();
   }
 
   // ——— sources that fail ———
@@ -283,7 +309,10 @@ export class GroupFetch {
     this.#timer = undefined;
     const schedule = this.#schedule;
     if (this.#ended || !schedule || schedule.done) return;
-    const idle = this.#runs.filter((r) => r.state === 'asking' && r.asks < ASKS_PER_SOURCE);
+    const idle = this.#runs.filter(
+      (r) =>
+        r.state === 'asking' && r.asks < ASKS_PER_SOURCE && r.asks + r.checking <= ASKS_PER_SOURCE,
+    );
     if (idle.length === 0) return;
     const at = schedule.nextLate(this.#lateAfter(), (asked) =>
       idle.some((r) => r.source !== asked),

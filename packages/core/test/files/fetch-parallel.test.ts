@@ -131,9 +131,9 @@ describe('fetchFile from several sources', () => {
     });
     expect(result).toBe('whole');
     await expectWhole(files);
-    expect(refused).toEqual([expect.stringMatching(/^liar: chunk 1 does not match/)]);
-    // Its first answer held chunks 0–3; 0, 2 and 3 checked out but were not stored from it:
-    // they were asked of the others.
+    expect(refused).toEqual([expect.stringMatching(/^liar: chunk \d+ does not match/)]);
+    // Its first answer held chunks 0–3; 0, 2 and 3 checked out but were not stored from it
+    // (it was dropped before or as that answer was checked): they were asked of the others.
     expect(liar.asked[0]).toEqual([0, 1, 2, 3]);
     const fromOthers = new Set(good.flatMap(chunksAsked));
     for (const n of [0, 1, 2, 3]) expect(fromOthers.has(n), `chunk ${n}`).toBe(true);
@@ -150,7 +150,12 @@ describe('fetchFile from several sources', () => {
     void fetchFile(files, id, [staller, good]).then((r) => {
       result = r;
     });
-    await vi.advanceTimersByTimeAsync(5_000);
+    // Hashing may run off the main thread: real turns of the event loop between steps.
+    const end = performance.now() + 20_000;
+    while (result === undefined && performance.now() < end) {
+      await vi.advanceTimersByTimeAsync(10);
+      await new Promise((r) => setImmediate(r));
+    }
     expect(result).toBe('whole');
     await expectWhole(files);
     // The staller never answered; its asks were let go of when the fetch ended.
