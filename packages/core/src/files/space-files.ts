@@ -295,8 +295,9 @@ export class SpaceFiles {
     // asker doesn't conclude nobody has it and wait 10 minutes. Not when the fetch is asking
     // the asker itself: two peers would wait on each other.
     const busy = this.#activity.busy(ask.id);
-    const asking = this.#activity.askingNow(ask.id);
-    const mutual = asking instanceof PeerFileSource && asking.peer === from;
+    const mutual = [...this.#activity.askingNow(ask.id)].some(
+      (source) => source instanceof PeerFileSource && source.peer === from,
+    );
     if (busy && !mutual && !this.files.isWhole(ask.id)) {
       let timer: unknown;
       await Promise.race([
