@@ -18,6 +18,8 @@ const { values } = parseArgs({
     data: { type: 'string', default: join(root, 'apps/demo/.data') },
     reset: { type: 'boolean', default: false },
     'no-install': { type: 'boolean', default: false },
+    // For the demo's own stop test, which builds the server itself.
+    'no-build': { type: 'boolean', default: false },
   },
 });
 const step = (file, args) => execFileSync(file, args, { cwd: root, stdio: 'inherit' });

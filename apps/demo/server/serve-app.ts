@@ -25,18 +25,21 @@ function answer(res: ServerResponse, status: number, text: string) {
   res.end(text);
 }
 
+/** The body, or `undefined` past `limit` bytes (read on, and dropped, up to 1 MiB). */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
     req.on('data', (part: Buffer) => {
       size += part.length;
-      if (size > limit) {
+      if (size <= limit) parts.push(part);
+      // Read to the end, so the answer reaches the client; past 1 MiB, hang up instead.
+      else if (size > 1024 * 1024) {
         resolve(undefined);
         req.destroy();
-      } else parts.push(part);
+      }
     });
-    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(parts)));
     req.on('error', reject);
   });
 }

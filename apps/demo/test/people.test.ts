@@ -39,7 +39,7 @@ const authors = (page: Page) => page.locator('#feed article .author').allTextCon
 const people = (page: Page) => page.locator('#members .person .name').allTextContents();
 /** No key ids anywhere a person reads: names only. */
 const showsNoKeys = async (page: Page) =>
-  expect(await page.locator('body').innerText()).not.toMatch(/z6Mk|did:key/);
+  expect(await page.locator('main').textContent()).not.toMatch(/z6Mk|did:key/);
 
 run('three people in Chromium', () => {
   let stack: Stack;
@@ -240,7 +240,7 @@ run('three people in Chromium', () => {
     expect(cy.url()).toBe(before);
     await cy.getByRole('link', { name: '← Spaces' }).click();
     await cy.getByRole('heading', { name: 'Your spaces' }).waitFor(WAIT);
-    expect(await cy.locator('#spaces').innerText()).toContain('Friends');
+    expect(await cy.locator('#spaces').textContent()).toContain('Friends');
     await accessible(cy);
     await shot(cy, '15-cy-spaces-phone');
     await cy.getByRole('link', { name: 'Friends' }).click();
