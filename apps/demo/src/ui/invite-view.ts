@@ -32,6 +32,8 @@ export function openInvite(
     'aria-describedby': 'invite-help',
   });
   const status = h('p', { role: 'status', id: 'invite-status', class: 'muted' }, 'Making a link…');
+  // The code itself, for `minca space join <code>` in a terminal.
+  const code = h('textarea', { id: 'invite-code', readonly: true, rows: 4, class: 'code' });
   const copyButton = h('button', { type: 'button', disabled: true }, 'Copy link');
   const done = h('button', { type: 'button', class: 'quiet' }, 'Done');
   const dialog = h(
@@ -47,6 +49,13 @@ export function openInvite(
     input,
     h('div', { class: 'actions' }, copyButton, done),
     status,
+    h(
+      'details',
+      {},
+      h('summary', {}, 'The whole code, for the minca command'),
+      h('label', { for: 'invite-code' }, 'Invite code (minca space join <code>)'),
+      code,
+    ),
   );
   done.addEventListener('click', () => dialog.close());
   dialog.addEventListener('close', () => {
@@ -58,7 +67,10 @@ export function openInvite(
   done.focus();
   void client
     .call('invite', space)
-    .then((invite) => shortLink(invite, `${location.origin}${location.pathname}`))
+    .then((invite) => {
+      code.value = invite.code;
+      return shortLink(invite, `${location.origin}${location.pathname}`);
+    })
     .then(
       (link) => {
         input.value = link;
