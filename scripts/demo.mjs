@@ -53,22 +53,24 @@ const server = spawn(
     '--data',
     data,
   ],
-  { cwd: root, stdio: 'inherit', detached: true },
+  // Windows has no process groups to signal: there Ctrl-C reaches every process of the console.
+  { cwd: root, stdio: 'inherit', detached: process.platform !== 'win32' },
 );
+const group = process.platform === 'win32' ? server.pid : -server.pid;
 
 let stopping = false;
 function stop(signal) {
   if (stopping) return;
   stopping = true;
   try {
-    process.kill(-server.pid, signal); // the server and the host it started
+    process.kill(group, signal); // the server and the host it started
   } catch {
     // already gone
   }
   // Whatever is still up after 8 s is killed.
   setTimeout(() => {
     try {
-      process.kill(-server.pid, 'SIGKILL');
+      process.kill(group, 'SIGKILL');
     } catch {}
   }, 8000).unref();
 }
@@ -91,7 +93,7 @@ server.on('exit', (code, signal) => {
   clearInterval(watch);
   // The group may still hold the host if the server died alone.
   try {
-    process.kill(-server.pid, 'SIGTERM');
+    process.kill(group, 'SIGTERM');
   } catch {}
   process.exit(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1));
 });

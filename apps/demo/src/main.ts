@@ -84,7 +84,6 @@ async function show(): Promise<void> {
         // The invite link is spent: the space's own address replaces it in the history.
         location.replace(`#a=${account.id}&s=${space.id}`);
       },
-      open: (account, space) => go(`a=${account.id}&s=${space}`),
     });
     return;
   }

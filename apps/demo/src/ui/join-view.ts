@@ -12,7 +12,6 @@ export interface JoinActions {
   join(account: Account, invite: Invite): Promise<void>;
   /** The accounts here that hold the space already. */
   holding(invite: Invite): Promise<Account[]>;
-  open(account: Account, space: string): void;
 }
 
 export async function renderJoin(main: HTMLElement, token: string, actions: JoinActions) {

@@ -85,7 +85,11 @@ export async function renderSpaces(
         ),
       ),
       profileEditor(account, client),
-      others ? h('p', {}, h('a', { href: '#accounts' }, 'Switch account')) : undefined,
+      h(
+        'p',
+        {},
+        h('a', { href: '#accounts' }, others ? 'Switch or add an account' : 'Add an account'),
+      ),
       error,
     ),
   );
