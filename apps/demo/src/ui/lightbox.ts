@@ -14,7 +14,8 @@ export interface LightboxPicture {
   full: () => Promise<string>;
 }
 
-export function openLightbox(picture: LightboxPicture, opener: HTMLElement): void {
+/** `opener`: where focus goes back to (found again, as the feed may have re-rendered). */
+export function openLightbox(picture: LightboxPicture, opener: () => HTMLElement | null): void {
   const img = h('img', {
     src: picture.src,
     alt: picture.alt,
@@ -35,7 +36,7 @@ export function openLightbox(picture: LightboxPicture, opener: HTMLElement): voi
   dialog.addEventListener('click', (event) => event.target === dialog && dialog.close());
   dialog.addEventListener('close', () => {
     dialog.remove();
-    opener.focus();
+    opener()?.focus();
   });
   document.body.append(dialog);
   dialog.showModal();

@@ -13,6 +13,7 @@ export class Pictures {
   readonly #ready = new Map<string, string>();
   readonly #reading = new Map<string, Promise<string>>();
   readonly #placeholders = new Map<string, string | undefined>();
+  readonly #later = new Map<string, ReturnType<typeof setTimeout>>();
   #closed = false;
 
   constructor(
@@ -41,6 +42,21 @@ export class Pictures {
     return reading;
   }
 
+  /**
+   * Runs `read` in `ms` unless it was asked for already: once per file while the view is open.
+   * Reading a file the node fetches ahead anyway, a little after it was named, lets the
+   * node's own fetch (and the host's) go first.
+   */
+  later(id: string, ms: number, read: () => void): void {
+    if (this.#later.has(id) || this.#reading.has(id)) return;
+    this.#later.set(
+      id,
+      setTimeout(() => {
+        if (!this.#closed && !this.#reading.has(id)) read();
+      }, ms),
+    );
+  }
+
   /** The ThumbHash placeholder as a data URL (kept, since decoding it costs a little). */
   placeholder(id: string, hash: Uint8Array | undefined): string | undefined {
     if (!this.#placeholders.has(id))
@@ -50,6 +66,7 @@ export class Pictures {
 
   close(): void {
     this.#closed = true;
+    for (const timer of this.#later.values()) clearTimeout(timer);
     for (const url of this.#ready.values()) URL.revokeObjectURL(url);
     this.#ready.clear();
   }

@@ -10,12 +10,22 @@ import { h, initials, when } from './dom.js';
 import { openLightbox } from './lightbox.js';
 import type { Pictures } from './pictures.js';
 
+/** Twice the node's wait after records change before it fetches ahead (spec 05 §16.6.7). */
+const READ_AFTER_MS = 4000;
+
 export interface PostContext {
   pictures: Pictures;
   /** The person's name, from their profile. */
   who: (did: string) => string;
   profile: (did: string) => ProfileView | undefined;
   me: string | undefined;
+  /**
+   * Files up to this size are fetched ahead by the node (the device's `ahead` limit): one in
+   * view is read at once, which fetches it now if the node's fetch ahead has not yet.
+   */
+  ahead: number;
+  /** Renders the feed again (a picture read in the background is here). */
+  refresh: () => void;
   /** Download progress of a file being fetched here, by file id. */
   progress: Map<string, { done: number; total: number }>;
   fail: (error: unknown) => void;
@@ -34,11 +44,20 @@ export function avatarOf(ctx: PostContext, did: string): HTMLElement {
       ctx.pictures.ready(avatar.file.id) ??
       ctx.pictures.placeholder(avatar.file.id, avatar.placeholder),
   });
-  if (!ctx.pictures.ready(avatar.file.id) && avatar.file.whole) {
-    void ctx.pictures.read(avatar.file.id, { profile: did }, avatar.mime).then(
-      (src) => (img.src = src),
-      () => undefined,
-    );
+  const read = () => ctx.pictures.read(avatar.file.id, { profile: did }, avatar.mime);
+  if (!ctx.pictures.ready(avatar.file.id)) {
+    if (avatar.file.whole)
+      void read().then(
+        (src) => (img.src = src),
+        () => undefined,
+      );
+    else if (avatar.file.size <= ctx.ahead) {
+      ctx.pictures.later(
+        avatar.file.id,
+        READ_AFTER_MS,
+        () => void read().then(ctx.refresh, () => undefined),
+      );
+    }
   }
   return img;
 }
@@ -95,12 +114,23 @@ function renderPhoto(post: PostView, photo: PictureView, ctx: PostContext, name:
     img.src = src;
     img.dataset.kind = kind;
   };
+  // A file this device fetches ahead is shown once it is whole. If it isn't a little after
+  // its post arrived (the fetch ahead found nobody who had it yet, and rests 10 minutes), it
+  // is read: a read asks again until someone has it.
+  const fetchesAhead = (file: { whole: boolean; size: number }) =>
+    file.whole || file.size <= ctx.ahead;
+  const readThumb = () =>
+    pictures.read(thumb!.id, { post: post.id, part: 'thumbnail' }, 'image/jpeg');
   if (shown.kind !== 'full') {
     if (full.whole) void readFull().then(show('full'), ctx.fail);
     else if (thumb?.whole && shown.kind === 'placeholder') {
-      void pictures
-        .read(thumb.id, { post: post.id, part: 'thumbnail' }, 'image/jpeg')
-        .then(show('thumbnail'), ctx.fail);
+      void readThumb().then(show('thumbnail'), ctx.fail);
+    }
+    const late = (read: () => Promise<string>) => () =>
+      void read().then(ctx.refresh, () => undefined);
+    if (!full.whole && fetchesAhead(full)) pictures.later(full.id, READ_AFTER_MS, late(readFull));
+    else if (thumb && !thumb.whole && fetchesAhead(thumb)) {
+      pictures.later(thumb.id, READ_AFTER_MS, late(readThumb));
     }
   }
   const open = h(
@@ -122,7 +152,7 @@ function renderPhoto(post: PostView, photo: PictureView, ctx: PostContext, name:
               return src;
             },
           },
-          open,
+          () => document.querySelector(`[data-post="${post.id}"] .photo-button`),
         ),
     },
     img,
@@ -133,7 +163,7 @@ function renderPhoto(post: PostView, photo: PictureView, ctx: PostContext, name:
     figure.dataset.progressDone = String(progress.done);
     figure.dataset.progressTotal = String(progress.total);
   }
-  if (!full.whole && shown.kind !== 'full') {
+  if (!fetchesAhead(full) && shown.kind !== 'full') {
     // Not here (a device fetching only small files): the full photo comes when asked for.
     const bar = h('progress', {
       max: progress?.total ?? full.size,

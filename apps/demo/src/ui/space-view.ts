@@ -3,6 +3,7 @@
  * in the space and how this device stands with the host; an invite in a dialog. It renders
  * from the node's local data at once; peers' changes re-render it.
  */
+import { loadLimits } from '../file-limits.js';
 import type { NodeClient } from '../node-client.js';
 import type { PostView, ProfileView, SpaceView, SyncView } from '../protocol.js';
 import { composer } from './composer.js';
@@ -43,6 +44,8 @@ export function renderSpace(
     who: (did) => profiles.get(did)?.name ?? 'Someone new',
     profile: (did) => profiles.get(did),
     me: client.did,
+    ahead: loadLimits(account).ahead,
+    refresh: () => rerender(),
     progress: new Map(),
     fail,
   };
@@ -93,6 +96,7 @@ export function renderSpace(
     if (text) text.placeholder = `Share something with ${title.textContent}…`;
     document.title = `${title.textContent} · minca`;
     profiles = new Map(list.map((p) => [p.did, p]));
+    ctx.ahead = loadLimits(account).ahead;
     feed.replaceChildren(...posts.map((p: PostView) => renderPost(p, ctx)));
     if (!posts.length) {
       feed.append(
