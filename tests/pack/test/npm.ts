@@ -21,6 +21,9 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   }
   const headers = join(dirname(process.execPath), '..', 'include', 'node');
   if (existsSync(join(headers, 'node.h'))) env.npm_config_nodedir = join(headers, '..', '..');
+  // Only the npm registry is reachable here: better-sqlite3 builds at once rather than first
+  // trying to download a prebuilt binary from elsewhere.
+  env.npm_config_build_from_source = 'true';
   return { ...env, ...extra };
 }
 

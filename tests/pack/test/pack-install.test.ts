@@ -140,14 +140,15 @@ console.log(JSON.stringify(Object.fromEntries(Object.entries(loaded).map(([k, v]
     const prefix = join(work, 'global');
     const installed = await run('npm', ['install', '-g', '--prefix', prefix, '@minca/cli'], {
       ...inApp(),
-      timeout: 8 * MINUTE,
+      // It compiles better-sqlite3 for this Node: minutes on a loaded machine.
+      timeout: 12 * MINUTE,
     });
     expect(installed.code, said(installed)).toBe(0);
     const minca = join(prefix, 'bin', 'minca');
     const version = await run(minca, ['--version'], inApp());
     expect(version.code, said(version)).toBe(0);
     expect(version.stdout.trim()).toBe(registry.manifests.get('@minca/cli')!.version);
-    // A real command, through the CLI's own dependencies (better-sqlite3 built for this Node).
+    // A real command, through the CLI's own dependencies (better-sqlite3 built from source for this Node).
     const init = await run(minca, ['--json', 'init'], inApp());
     expect(init.code, said(init)).toBe(0);
     const host = await run(minca, ['host', 'status', '--data', join(work, 'host')], inApp());
