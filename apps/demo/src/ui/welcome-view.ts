@@ -33,26 +33,30 @@ export async function renderWelcome(main: HTMLElement, go: (account: Account) =>
     ),
     label,
     input,
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Create account')),
-    // Where the browser can pick a folder: the whole account in it, to copy or sync elsewhere.
-    hasFolderPicker() &&
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'quiet small',
-          onclick: async () => {
-            try {
-              if (!input.value.trim()) throw new TypeError('an account needs a name');
-              await pickDataFolder();
-              go(await createAccount(input.value, 'folder'));
-            } catch (e) {
-              error.textContent = (e as Error).message;
-            }
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit' }, 'Create account'),
+      // Where the browser can pick a folder: the whole account in it, to copy or sync elsewhere.
+      hasFolderPicker() &&
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'quiet',
+            onclick: async () => {
+              try {
+                if (!input.value.trim()) throw new TypeError('an account needs a name');
+                await pickDataFolder();
+                go(await createAccount(input.value, 'folder'));
+              } catch (e) {
+                error.textContent = (e as Error).message;
+              }
+            },
           },
-        },
-        'Create account in a data folder…',
-      ),
+          'Create account in a data folder…',
+        ),
+    ),
     error,
   );
   const list = accounts.length
