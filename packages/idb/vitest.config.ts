@@ -3,23 +3,12 @@
  * /usr/bin/chromium, driven by playwright-core; nothing is downloaded). Without Chromium the
  * browser run is left out with a message, except on CI (CI=true), where that is an error.
  */
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { checkChromium, chromiumLaunchOptions } from '@minca/test-chromium';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import shared from '../../vitest.shared.ts';
 
-// MINCA_CHROMIUM points elsewhere, for a machine that keeps Chromium somewhere else.
-const CHROMIUM = process.env.MINCA_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 // Vite's caches and anything a run leaves stay here (gitignored), not in node_modules.
 const ARTIFACTS = 'test-artifacts';
 
@@ -49,7 +38,7 @@ function browserProject(port: number) {
         enabled: true,
         headless: true,
         // Playwright launches with a fresh temporary profile and deletes it on close.
-        provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } }),
+        provider: playwright({ launchOptions: chromiumLaunchOptions() }),
         instances: [{ browser: 'chromium' as const }],
         screenshotFailures: false,
         api: { host: '127.0.0.1', port, strictPort: false },
@@ -59,15 +48,7 @@ function browserProject(port: number) {
 }
 
 export default defineConfig(async () => {
-  const hasChromium = existsSync(CHROMIUM);
-  if (!hasChromium && process.env.CI === 'true') {
-    throw new Error(
-      `@minca/idb: the browser tests need Chromium at ${CHROMIUM}; run scripts/bootstrap.mjs --with-system-deps`,
-    );
-  }
-  if (!hasChromium) {
-    console.warn(`@minca/idb: ${CHROMIUM} is missing, so the Chromium run is skipped`);
-  }
+  const hasChromium = checkChromium('@minca/idb');
   const node = {
     extends: true as const,
     test: { name: 'node', include: ['test/*.test.ts'], exclude: ['test/browser/**'] },

@@ -1,6 +1,6 @@
 /** Record bodies in: JSON from an argument, a file (`@path`) or stdin (`-`). */
 import { readFile } from 'node:fs/promises';
-import type { BodyValue } from '@minca/core';
+import { assertBody, type BodyValue, encodeCbor, isMincaError, MAX_BODY_BYTES } from '@minca/core';
 import { CliError, EXIT } from './cli-error.js';
 
 async function readStdin(): Promise<string> {
@@ -9,7 +9,16 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Parses a body given as JSON text, `@file`, or `-` for stdin. */
+/**
+ * JSON text a body can come from: a body encodes to at most `MAX_BODY_BYTES`, and its JSON is
+ * a few times that at most (escapes, spaces, long number forms). Past it, nothing is parsed.
+ */
+const MAX_BODY_TEXT = 4 * MAX_BODY_BYTES;
+
+/**
+ * Parses a body given as JSON text, `@file`, or `-` for stdin, and checks it as the node will:
+ * a body too deep or too large is bad input (exit 7) before anything walks it.
+ */
 export async function readBody(arg: string | undefined): Promise<BodyValue> {
   let text: string;
   let from: string;
@@ -28,12 +37,37 @@ export async function readBody(arg: string | undefined): Promise<BodyValue> {
     text = arg;
     from = 'the argument';
   }
+  if (text.length > MAX_BODY_TEXT) {
+    throw new CliError(
+      EXIT.badData,
+      `the body from ${from} is ${text.length} characters, over ${MAX_BODY_TEXT}: put large things in a file (minca file add) (invalid_input)`,
+    );
+  }
+  let body: unknown;
   try {
-    return JSON.parse(text) as BodyValue;
+    body = JSON.parse(text);
   } catch (cause) {
     throw new CliError(
       EXIT.badData,
       `the body from ${from} is not JSON: ${(cause as Error).message}`,
     );
   }
+  try {
+    // Walks the body without recursing: a body nested 100,000 deep stops at depth 32 here.
+    assertBody(body);
+  } catch (cause) {
+    if (!isMincaError(cause)) throw cause;
+    // Too deep or too large, it is bad input to the command either way.
+    throw new CliError(EXIT.badData, `the body from ${from}: ${cause.message} (invalid_input)`, {
+      cause,
+    });
+  }
+  const size = encodeCbor(body).length;
+  if (size > MAX_BODY_BYTES) {
+    throw new CliError(
+      EXIT.badData,
+      `the body from ${from} encodes to ${size} bytes, over ${MAX_BODY_BYTES}: put large things in a file (minca file add) (invalid_input)`,
+    );
+  }
+  return body;
 }

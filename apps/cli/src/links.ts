@@ -52,12 +52,10 @@ export function linkTo(node: MincaNode, url: string, options: { maxDelayMs?: num
     (transport) => {
       const peer = node.connect(transport);
       current = peer;
-      const ended = peer.onEnd;
-      peer.onEnd = (reason) => {
-        ended?.(reason);
+      peer.onEnd((reason) => {
         lastError = reason;
         if (current === peer) current = undefined;
-      };
+      });
     },
     { minDelayMs: 200, maxDelayMs: options.maxDelayMs ?? 5_000 },
   );
@@ -97,10 +95,49 @@ export async function syncStates(node: MincaNode, links: readonly Link[]): Promi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const DID_PREFIX = 'did:key:';
+
 /**
- * Waits until every link is connected and every space it shares is level, or, if a peer holds
- * back something (refused, over a limit), synced and unchanged for a while. Throws
- * `unavailable` after `timeoutMs`.
+ * The spaces here that name `did`: as their owner, a member (the owner's grant, or an invite it
+ * accepted) or a holder the owner allows. A sync with `did` should share every one of them.
+ */
+export async function spacesNaming(node: MincaNode, did: string): Promise<string[]> {
+  const id = did.startsWith(DID_PREFIX) ? did.slice(DID_PREFIX.length) : did;
+  const out: string[] = [];
+  for (const space of await node.spaces.list()) {
+    const { owner } = await node.spaces.open(space);
+    if (
+      owner === did ||
+      (await node.records.get(space, 'sys.holder', id)) !== undefined ||
+      (await node.records.get(space, 'sys.member', id)) !== undefined ||
+      (await node.records.list(space, 'sys.accept')).some((r) => r.author === did)
+    )
+      out.push(space);
+  }
+  return out;
+}
+
+/** A sync that ended short of what it should have synced: with the states it did reach. */
+export class SyncIncomplete extends CliError {
+  constructor(
+    message: string,
+    readonly states: SyncState[],
+  ) {
+    super(EXIT.unavailable, message);
+  }
+}
+
+/** A space a link's peer should share and has not (yet). */
+interface Unshared {
+  url: string;
+  space: string;
+}
+
+/**
+ * Waits until every link is connected, every space that names its peer is shared with it, and
+ * every shared space is level, or, if a peer holds back something (refused, over a limit),
+ * synced and unchanged for a while. Throws `unavailable` after `timeoutMs`, saying which space
+ * was not shared or not synced: a sync never ends well having synced less than it should.
  */
 export async function waitForSync(
   node: MincaNode,
@@ -108,8 +145,18 @@ export async function waitForSync(
   options: { timeoutMs: number; onState?: (states: SyncState[]) => void },
 ): Promise<SyncState[]> {
   const deadline = Date.now() + options.timeoutMs;
+  let states: SyncState[] = [];
   let settledSince: number | undefined;
   let lastKey = '';
+  /** Per peer DID, the spaces here that name it. */
+  const expected = new Map<string, string[]>();
+  const unshared = (): Unshared[] =>
+    links.flatMap((link) => {
+      const peer = link.peer();
+      const spaces = peer?.did ? (expected.get(peer.did) ?? []) : [];
+      const shared = new Set(peer?.spaces() ?? []);
+      return spaces.filter((s) => !shared.has(s)).map((space) => ({ url: link.url, space }));
+    });
   while (true) {
     // A peer that said goodbye with a reason (a host refusing the space) will say it again.
     const refusedBy = links.find((l) => /refused: /.test(l.lastError() ?? ''));
@@ -117,31 +164,36 @@ export async function waitForSync(
       const why = refusedBy.lastError()!.replace(/^peer left: /, '');
       throw new CliError(EXIT.refused, `${refusedBy.url}: ${why}`);
     }
+    for (const link of links) {
+      const did = link.peer()?.did;
+      if (did && !expected.has(did)) expected.set(did, await spacesNaming(node, did));
+    }
     const connected = links.every((l) => l.peer()?.did);
-    const states = await syncStates(node, links);
+    states = await syncStates(node, links);
     options.onState?.(states);
     if (connected) {
       const allLevel = states.every((s) => s.level);
       // A peer that refuses our versions (a host over its limits) is as far as it will go.
       const allSynced = states.every((s) => s.synced || s.refused !== undefined);
-      // Spaces are named just after the handshake: give that a moment before calling it done.
       const key = JSON.stringify(states);
       if (key !== lastKey) settledSince = Date.now();
       lastKey = key;
       const quietFor = Date.now() - (settledSince ?? Date.now());
-      // No shared space may only mean the peer is still reading our credentials: wait longer.
+      // With nothing here naming the peer, a space may still come: the peer may be reading
+      // our credentials. Spaces that name it are waited for, however long they take.
       const enough = states.length === 0 ? 2_000 : allLevel ? 300 : 3_000;
-      if ((allLevel || allSynced) && quietFor >= enough) return states;
+      if (unshared().length === 0 && (allLevel || allSynced) && quietFor >= enough) return states;
     }
     if (Date.now() > deadline) {
       const missing = links.filter((l) => !l.peer()?.did);
+      const notShared = unshared();
+      const seconds = Math.round(options.timeoutMs / 1000);
       const why = missing.length
-        ? `could not reach ${missing.map((l) => `${l.url} (${l.lastError() ?? 'no answer'})`).join(', ')}`
-        : `not synced after ${Math.round(options.timeoutMs / 1000)} s`;
-      throw new CliError(
-        EXIT.unavailable,
-        `${why}: check the address and that the peer runs, or raise --timeout`,
-      );
+        ? `could not reach ${missing.map((l) => `${l.url} (${l.lastError() ?? 'no answer'})`).join(', ')}: check the address and that the peer runs, or raise --timeout`
+        : notShared.length
+          ? `${notShared.map((u) => `${u.url} did not share space ${u.space}`).join(', ')} within ${seconds} s, though the space names it: it may not hold the space yet, or may have refused it (minca status shows each peer), or raise --timeout`
+          : `not synced after ${seconds} s: check that the peer runs, or raise --timeout`;
+      throw new SyncIncomplete(why, states);
     }
     await sleep(100);
   }

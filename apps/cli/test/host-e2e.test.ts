@@ -5,23 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minca, mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import { describe, expect, it } from 'vitest';
+import { homesForFile, minca, mincaJson, type Running, startMinca } from './minca.ts';
 
-const temps: Array<{ dir: string; remove(): Promise<void> }> = [];
-let a: string;
-let b: string;
-let h: string;
 let host: Running | undefined;
-
-beforeAll(async () => {
-  for (const name of ['a', 'b', 'h']) temps.push(await tempHome(name));
-  [a, b, h] = temps.map((t) => t.dir) as [string, string, string];
-});
-afterAll(async () => {
-  await host?.stop();
-  for (const t of temps) await t.remove();
-});
+const [a, b, h] = await homesForFile(['a', 'b', 'h'], () => host?.stop());
 
 type Row = { id: string; body: { from: string } };
 const bodies = (rows: Row[]) => rows.map((r) => r.body.from).sort();

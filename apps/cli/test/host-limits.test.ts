@@ -1,21 +1,11 @@
 // A host over its subscription's limits refuses with a reason and loses nothing it held: real
 // `minca` processes on 127.0.0.1.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minca, mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import { describe, expect, it } from 'vitest';
+import { homesForFile, minca, mincaJson, type Running, startMinca } from './minca.ts';
 
-const temps: Array<{ dir: string; remove(): Promise<void> }> = [];
-let a: string;
-let h: string;
 let host: Running | undefined;
-beforeAll(async () => {
-  for (const name of ['a', 'h']) temps.push(await tempHome(name));
-  [a, h] = temps.map((t) => t.dir) as [string, string];
-});
-afterAll(async () => {
-  await host?.stop();
-  for (const t of temps) await t.remove();
-});
+const [a, h] = await homesForFile(['a', 'h'], () => host?.stop());
 
 type Held = { id: string; account: string; versions: number; bytes: number };
 
@@ -84,10 +74,14 @@ describe('a host over its limits', () => {
     const [after] = await mincaJson<Held[]>(h, ['host', 'status', '--data', data]);
     expect(after).toEqual(filled);
 
-    // A second space is over the count: not held, not shared (the first goes on).
+    // A second space is over the count: not held, not shared (the first goes on). The sync
+    // shows what did sync, and fails for the space the host did not share (issue 15).
     const second = (await mincaJson<{ id: string }>(a, ['space', 'create'])).id;
     await mincaJson(a, ['space', 'allow', second, url]);
-    const states = await mincaJson<Array<{ space: string }>>(a, ['sync', url, '--timeout', '30']);
+    const short = await minca(a, ['--json', 'sync', url, '--timeout', '8']);
+    expect(short.code).toBe(5);
+    expect(short.stderr).toContain(`did not share space ${second}`);
+    const states = JSON.parse(short.stdout) as Array<{ space: string }>;
     expect(states.map((s) => s.space)).toEqual([space]);
     expect(
       (await mincaJson<Held[]>(h, ['host', 'status', '--data', data])).map((s) => s.id),

@@ -1,28 +1,24 @@
 // `minca host` with an S3 bucket configured mirrors the spaces it holds without their key: a
 // real `minca` host process and a real S3-compatible server (s3rver), both on 127.0.0.1.
 import { join } from 'node:path';
-import { createS3BlobStore } from '@minca/s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3rverProcess } from '../../../packages/s3/test/s3rver-process.mjs';
-import { mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import {
+  type RunningS3rver,
+  S3RVER_ACCESS_KEY_ID,
+  S3RVER_SECRET_ACCESS_KEY,
+  startS3rver,
+} from '@minca/s3/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { homesForFile, mincaJson, type Running, startMinca } from './minca.ts';
 
 const BUCKET = 'minca-host';
-// s3rver's own account.
-const KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-const temps: Array<{ dir: string; remove(): Promise<void> }> = [];
-let a: string;
-let h: string;
 let host: Running | undefined;
-let s3: { endpoint: string; close(): Promise<void> } | undefined;
-beforeAll(async () => {
-  for (const name of ['a', 'h']) temps.push(await tempHome(name));
-  [a, h] = temps.map((t) => t.dir) as [string, string];
-  s3 = await startS3rverProcess(BUCKET);
-});
-afterAll(async () => {
+let s3: RunningS3rver | undefined;
+const [a, h] = await homesForFile(['a', 'h'], async () => {
   await host?.stop();
   await s3?.close();
-  for (const t of temps) await t.remove();
+});
+beforeAll(async () => {
+  s3 = await startS3rver({ bucket: BUCKET });
 });
 
 describe('a host with an S3 mirror', () => {
@@ -45,8 +41,8 @@ describe('a host with an S3 mirror', () => {
       env: {
         MINCA_S3_ENDPOINT: s3!.endpoint,
         MINCA_S3_BUCKET: BUCKET,
-        MINCA_S3_ACCESS_KEY_ID: KEYS.accessKeyId,
-        MINCA_S3_SECRET_ACCESS_KEY: KEYS.secretAccessKey,
+        MINCA_S3_ACCESS_KEY_ID: S3RVER_ACCESS_KEY_ID,
+        MINCA_S3_SECRET_ACCESS_KEY: S3RVER_SECRET_ACCESS_KEY,
       },
     });
     expect(host.first.mirror).toBe(true);
@@ -59,7 +55,7 @@ describe('a host with an S3 mirror', () => {
     // Stopping pushes what is left: the segments are in the bucket under the host's writer.
     expect(await host.stop()).toBe(0);
     host = undefined;
-    const bucket = createS3BlobStore({ endpoint: s3!.endpoint, bucket: BUCKET, ...KEYS });
+    const bucket = s3!.store();
     const keys = await bucket.list(`${space}/`);
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys)

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const MINCA = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -17,6 +18,23 @@ export interface Ran {
 export async function tempHome(name: string): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), `minca-${name}-`));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Temporary HOMEs for one test file, one per name, made now and removed after its tests once
+ * `stop` has stopped what runs in them.
+ */
+export async function homesForFile<const N extends readonly string[]>(
+  names: N,
+  stop?: () => Promise<unknown> | undefined,
+): Promise<{ -readonly [K in keyof N]: string }> {
+  const homes: Array<{ dir: string; remove(): Promise<void> }> = [];
+  for (const name of names) homes.push(await tempHome(name));
+  afterAll(async () => {
+    await stop?.();
+    for (const home of homes) await home.remove();
+  });
+  return homes.map((home) => home.dir) as { -readonly [K in keyof N]: string };
 }
 
 /** The environment of a process for HOME `home`, without any MINCA_* of the test runner. */
@@ -73,10 +91,16 @@ export interface Running {
 export function startMinca(
   home: string,
   args: string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    /** A command that runs `node minca …` for us, such as `['prlimit', '--nofile=1024']`. */
+    wrap?: string[];
+  } = {},
 ): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MINCA, '--json', ...args], {
+    const command = [...(options.wrap ?? []), process.execPath, MINCA, '--json', ...args];
+    const child = spawn(command[0]!, command.slice(1), {
       env: envFor(home, options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

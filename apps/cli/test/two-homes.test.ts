@@ -4,22 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minca, mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import { describe, expect, it } from 'vitest';
+import { homesForFile, minca, mincaJson, type Running, startMinca } from './minca.ts';
 
-const homes: Array<{ dir: string; remove(): Promise<void> }> = [];
-let a: string;
-let b: string;
 let daemon: Running | undefined;
-
-beforeAll(async () => {
-  for (const name of ['a', 'b']) homes.push(await tempHome(name));
-  [a, b] = homes.map((h) => h.dir) as [string, string];
-});
-afterAll(async () => {
-  await daemon?.stop();
-  for (const h of homes) await h.remove();
-});
+const [a, b] = await homesForFile(['a', 'b'], () => daemon?.stop());
 
 type Row = { id: string; body: { from: string } };
 const bodies = (rows: Row[]) => rows.map((r) => r.body.from).sort();

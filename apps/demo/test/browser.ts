@@ -3,18 +3,19 @@
  * playwright-core (nothing downloaded), headless with the flags TOOLCHAIN.md gives.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromiumLaunchOptions } from '@minca/test-chromium';
 import { type Browser, chromium } from 'playwright-core';
 import { build, createLogger } from 'vite';
 import { cliMain, type RunningHost, startHost } from '../server/host.ts';
 import { inviteStore } from '../server/invites.ts';
 import { type AppServer, serveApp } from '../server/serve-app.ts';
 
-export const CHROMIUM = process.env.MINCA_CHROMIUM ?? '/usr/bin/chromium';
-export const HAS_CHROMIUM = existsSync(CHROMIUM);
+export { HAS_CHROMIUM } from '@minca/test-chromium';
+
 const APP = fileURLToPath(new URL('..', import.meta.url));
 export const ARTIFACTS = join(APP, 'test-results');
 
@@ -39,19 +40,7 @@ export async function buildApp(): Promise<string> {
 
 export function launch(): Promise<Browser> {
   // Playwright gives the browser a fresh temporary profile, and each context its own storage.
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch(chromiumLaunchOptions());
 }
 
 /** `minca host status --json` of a stopped host's data folder: the spaces it holds. */

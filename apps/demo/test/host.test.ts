@@ -113,11 +113,7 @@ describe('the demo host', () => {
       () => new WebSocket(host.url) as unknown as WebSocketLike,
       (t) => {
         const peer = a.connect(t);
-        const ended = peer.onEnd;
-        peer.onEnd = (reason) => {
-          ended?.(reason);
-          ends.push(String(peer.endReason ?? reason));
-        };
+        peer.onEnd((reason) => ends.push(String(peer.endReason ?? reason)));
       },
     );
     cleanup.push(() => link.close());

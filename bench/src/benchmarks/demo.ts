@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createNode, keepConnected, type MincaNode, type WebSocketLike } from '@minca/core';
 import { memoryStores } from '@minca/memory';
+import { chromiumLaunchOptions } from '@minca/test-chromium';
 import { chromium, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { type Benchmark, median } from '../harness.js';
 
 const DEMO = fileURLToPath(new URL('../../../apps/demo/dist/', import.meta.url));
-const CHROMIUM = process.env.MINCA_CHROMIUM ?? '/usr/bin/chromium';
 const RUNS = 20;
 const POSTS = Number(process.env.MINCA_BENCH_DEMO_POSTS ?? 10_000);
 const WAIT = { timeout: 600_000 };
@@ -110,19 +110,7 @@ const bench: Benchmark = {
       host: () => host,
       invites: inviteStore(join(dataDir, 'invites')),
     });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await chromium.launch(chromiumLaunchOptions());
     let writer: MincaNode | undefined;
     let link: { close(): void } | undefined;
     try {

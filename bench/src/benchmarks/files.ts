@@ -2,19 +2,14 @@
 // two Node processes over a loopback WebSocket (the integration tests' node fixture), each beside
 // the raw speed of what every byte must go through — XChaCha20-Poly1305 and SHA-256 over the
 // same 256 KiB chunks — measured in the same run: the limit.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { CHUNK_BYTES, createNode, hashId, openSealed, randomKey, seal } from '@minca/core';
+import { ChildNode } from '@minca/integration-tests/child-node';
 import { memoryStores } from '@minca/memory';
 import { type Benchmark, median } from '../harness.js';
 
 const SIZE = Number(process.env.MINCA_BENCH_FILE_MIB ?? 64) * 1024 * 1024;
 const RUNS = 3;
-const FIXTURE = fileURLToPath(
-  new URL('../../../tests/integration/test/fixtures/ws-node.mjs', import.meta.url),
-);
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
 /** Seal then hash every chunk (what addFile must do), and hash then open (what readFile must). */
@@ -54,21 +49,9 @@ async function local(bytes: Uint8Array): Promise<{ addMs: number; readMs: number
   }
 }
 
-function child(role: 'serve' | 'join') {
-  const proc = spawn(process.execPath, ['--max-old-space-size=4096', FIXTURE, role, '0'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
-  return {
-    async ask<T>(command: Record<string, unknown>): Promise<T> {
-      proc.stdin.write(`${JSON.stringify(command)}\n`);
-      const { value, done } = await lines.next();
-      if (done) throw new Error(`the ${role} process ended`);
-      return JSON.parse(value) as T;
-    },
-    kill: () => proc.kill('SIGKILL'),
-  };
-}
+/** A fixture process with room for 64 MiB files, given up to 10 minutes an answer. */
+const child = (role: 'serve' | 'join') =>
+  new ChildNode(role, 0, { nodeArgs: ['--max-old-space-size=4096'], timeoutMs: 600_000 });
 
 async function transfers(runs: number): Promise<number[]> {
   const server = child('serve');

@@ -5,27 +5,16 @@
 // (a 100,000-version push is not repeated); the machine is shared, so read ratios, not seconds.
 import { createNode, type MincaNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
-import { createS3BlobStore } from '@minca/s3';
+import { startS3rver } from '@minca/s3/testing';
 import type { Benchmark, Figure } from '../harness.js';
 
 // MINCA_BENCH_MIRROR_VERSIONS makes a quicker run; the figure of record is 100,000.
 const VERSIONS = Number(process.env.MINCA_BENCH_MIRROR_VERSIONS ?? 100_000);
 const BUCKET = 'bench-mirror';
-const ACCESS_KEY_ID = 'S3RVER';
-const SECRET_ACCESS_KEY = 'S3RVER';
 /** As many requests in flight as a mirror has. */
 const CONCURRENCY = 4;
 const RAW_OBJECTS = 200;
 const RAW_SIZE = 256 * 1024;
-
-const LAUNCHER = new URL('../../../packages/s3/test/s3rver-process.mjs', import.meta.url).href;
-
-async function startS3rver(): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const { startS3rverProcess } = (await import(LAUNCHER)) as {
-    startS3rverProcess(bucket: string): Promise<{ endpoint: string; close(): Promise<void> }>;
-  };
-  return startS3rverProcess(BUCKET);
-}
 
 /** HTTP requests sent, by method, through a counting fetch. */
 function countingFetch() {
@@ -56,20 +45,12 @@ const seconds = async (fn: () => Promise<unknown>) => {
 const bench: Benchmark = {
   name: 'mirror',
   async run() {
-    const s3 = await startS3rver();
+    const s3 = await startS3rver({ bucket: BUCKET });
     const figures: Figure[] = [];
     const nodes: MincaNode[] = [];
     try {
       const http = countingFetch();
-      const store = (prefix: string) =>
-        createS3BlobStore({
-          endpoint: s3.endpoint,
-          bucket: BUCKET,
-          prefix,
-          accessKeyId: ACCESS_KEY_ID,
-          secretAccessKey: SECRET_ACCESS_KEY,
-          fetch: http.fetch,
-        });
+      const store = (prefix: string) => s3.store({ prefix, fetch: http.fetch });
 
       // Raw throughput first: 256 KiB objects, put then get, through the same store and server.
       const raw = store('raw');

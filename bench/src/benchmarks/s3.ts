@@ -2,12 +2,14 @@
 // fetches through aws4fetch (what the store is built on) to the same server in the same run.
 import { createRequire } from 'node:module';
 import type { BlobStore } from '@minca/core';
-import { createS3BlobStore } from '@minca/s3';
+import {
+  S3RVER_ACCESS_KEY_ID as ACCESS_KEY_ID,
+  S3RVER_SECRET_ACCESS_KEY as SECRET_ACCESS_KEY,
+  startS3rver,
+} from '@minca/s3/testing';
 import { type Benchmark, type Figure, median } from '../harness.js';
 
 const BUCKET = 'bench';
-const ACCESS_KEY_ID = 'S3RVER';
-const SECRET_ACCESS_KEY = 'S3RVER';
 const CONCURRENCY = 8;
 // Measured passes after a warm-up; fewer of the 128 MB set, to stay near a minute on 2 cores.
 const SETS = [
@@ -23,16 +25,6 @@ type SignerConstructor = new (options: Record<string, string>) => SignerLike;
 // aws4fetch is a dependency of @minca/s3, not of the bench: load it from there.
 const s3Entry = createRequire(import.meta.url).resolve('@minca/s3');
 const { AwsClient } = createRequire(s3Entry)('aws4fetch') as { AwsClient: SignerConstructor };
-
-// The tests' launcher (plain JS beside them), so bench and tests start s3rver the same way.
-const LAUNCHER = new URL('../../../packages/s3/test/s3rver-process.mjs', import.meta.url).href;
-
-async function startS3rver(): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const { startS3rverProcess } = (await import(LAUNCHER)) as {
-    startS3rverProcess(bucket: string): Promise<{ endpoint: string; close(): Promise<void> }>;
-  };
-  return startS3rverProcess(BUCKET);
-}
 
 async function inParallel(count: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -106,17 +98,11 @@ const time = async (fn: () => Promise<unknown>) => {
 const bench: Benchmark = {
   name: 's3',
   async run() {
-    const s3 = await startS3rver();
+    // The tests' s3rver (@minca/s3/testing), so bench and tests start it the same way.
+    const s3 = await startS3rver({ bucket: BUCKET });
     const figures: Figure[] = [];
     try {
-      const store = storeClient(
-        createS3BlobStore({
-          endpoint: s3.endpoint,
-          bucket: BUCKET,
-          accessKeyId: ACCESS_KEY_ID,
-          secretAccessKey: SECRET_ACCESS_KEY,
-        }),
-      );
+      const store = storeClient(s3.store());
       const raw = rawClient(s3.endpoint);
       for (const set of SETS) {
         const bytes = new Uint8Array(set.size).map((_, i) => (i * 131) & 0xff);

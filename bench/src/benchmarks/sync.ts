@@ -1,66 +1,29 @@
 // Initial sync of 100,000 small records between two Node processes over a loopback WebSocket,
 // then a re-sync after 100 new records on each side. The processes are the integration tests'
 // node fixture; it counts the bytes and frames that cross its transport.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { ChildNode, type ChildStatus, untilLevel } from '@minca/integration-tests/child-node';
 import type { Benchmark } from '../harness.js';
 
-const FIXTURE = fileURLToPath(
-  new URL('../../../tests/integration/test/fixtures/ws-node.mjs', import.meta.url),
-);
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
 const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
 // Who starts reconciling is the smaller DID: `server` (it pushes what the client lacks) or
 // `client` (it asks for it, 256 ids a want). Unset, it falls as the keys do.
 const STARTER = process.env.MINCA_BENCH_SYNC_STARTER;
 
-interface Status {
-  fingerprint: string;
-  versions: number;
-  peers: Array<{ level: boolean }>;
+interface Status extends ChildStatus {
   maxRssKiB: number;
   sent: number;
   received: number;
   negSent: number;
 }
 
-/** A fixture process: one JSON command per line in, one answer per line out. */
-function child(role: 'serve' | 'join', count: number, order?: string) {
-  const proc = spawn(
-    process.execPath,
-    ['--max-old-space-size=4096', FIXTURE, role, String(count), ...(order ? [order] : [])],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
-  return {
-    async ask<T>(command: Record<string, unknown>): Promise<T> {
-      proc.stdin.write(`${JSON.stringify(command)}\n`);
-      const { value, done } = await lines.next();
-      if (done) throw new Error(`the ${role} process ended`);
-      return JSON.parse(value) as T;
-    },
-    kill: () => proc.kill('SIGKILL'),
-  };
-}
-
-async function untilLevel(
-  a: ReturnType<typeof child>,
-  b: ReturnType<typeof child>,
-  limitMs: number,
-): Promise<[Status, Status]> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    const [sa, sb] = [
-      await a.ask<Status>({ cmd: 'status' }),
-      await b.ask<Status>({ cmd: 'status' }),
-    ];
-    if (sa.fingerprint === sb.fingerprint && sa.peers[0]?.level && sb.peers[0]?.level)
-      return [sa, sb];
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('the two processes did not converge in time');
-}
+/** A fixture process with room for 100,000 versions, given up to 10 minutes an answer. */
+const child = (role: 'serve' | 'join', count: number, order?: string) =>
+  new ChildNode(role, count, {
+    order,
+    nodeArgs: ['--max-old-space-size=4096'],
+    timeoutMs: 600_000,
+  });
 
 const bench: Benchmark = {
   name: 'sync',
@@ -80,7 +43,7 @@ const bench: Benchmark = {
       const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
       let start = performance.now();
       await client.ask({ cmd: 'join', ticket, port });
-      const [s1, c1] = await untilLevel(server, client, 600_000);
+      const [s1, c1] = await untilLevel<Status>(server, client, 600_000);
       const initialMs = performance.now() - start;
 
       await client.ask({ cmd: 'disconnect' });
@@ -90,7 +53,7 @@ const bench: Benchmark = {
       await client.ask({ cmd: 'reset' });
       start = performance.now();
       await client.ask({ cmd: 'connect', port });
-      const [s2, c2] = await untilLevel(server, client, 120_000);
+      const [s2, c2] = await untilLevel<Status>(server, client, 120_000);
       const resyncMs = performance.now() - start;
       const roundTrips = Math.max(s2.negSent, c2.negSent);
       await client.ask({ cmd: 'stop' });

@@ -21,34 +21,68 @@ export const MAX_BODY_DEPTH = 32;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Throws `invalid_input` naming the first part of `value` that a body can't hold. */
+/**
+ * Throws `invalid_input` naming the first part of `value` that a body can't hold (a value of
+ * another kind, nesting deeper than {@link MAX_BODY_DEPTH}), or `too_large` once it holds more
+ * than {@link MAX_BODY_BYTES} even at the fewest bytes each part could encode to. It walks the value with a stack of its
+ * own, never recursing, and stops at the first fault, so a body nested 100,000 deep or holding
+ * millions of items costs no more than the part read before the fault.
+ */
 export function assertBody(value: unknown, path = 'body', depth = 0): asserts value is BodyValue {
-  const fail = (why: string): never => {
-    throw new MincaError('invalid_input', `${path} ${why}`);
+  // Depth first, in the order a reader would name things: the first fault found is the first one.
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path, depth }];
+  // A lower bound of the encoded size: each item takes at least its head byte, and text and
+  // bytes at least one byte per code unit or byte.
+  let bytes = 0;
+  const fail = (at: string, why: string, code: 'invalid_input' | 'too_large' = 'invalid_input') => {
+    throw new MincaError(code, `${at} ${why}`);
   };
-  if (value === null || typeof value === 'boolean') return;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) fail('is not a finite number');
-    return;
-  }
-  if (typeof value === 'string') {
-    if (LONE_SURROGATE.test(value)) fail('holds a lone surrogate, which UTF-8 cannot encode');
-    return;
-  }
-  if (value instanceof Uint8Array) return;
-  if (typeof value !== 'object') fail(`is a ${typeof value}, which a body cannot hold`);
-  if (depth >= MAX_BODY_DEPTH) fail(`nests deeper than ${MAX_BODY_DEPTH}`);
-  if (Array.isArray(value)) {
-    value.forEach((item, i) => {
-      assertBody(item, `${path}[${i}]`, depth + 1);
-    });
-    return;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) fail('is not a plain object');
-  for (const [key, item] of Object.entries(value as object)) {
-    if (key === '__proto__') fail('has a key "__proto__"');
-    if (item === undefined) fail(`.${key} is undefined; leave the key out instead`);
-    assertBody(item, `${path}.${key}`, depth + 1);
+  const count = (n: number, at: string) => {
+    bytes += n;
+    // `too_large`, as a body that encodes past the bound is (version.ts): found sooner here.
+    if (bytes > MAX_BODY_BYTES)
+      fail(
+        at,
+        `makes the body larger than ${MAX_BODY_BYTES} bytes; put large things in a file`,
+        'too_large',
+      );
+  };
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value: v, path: at, depth: d } = next;
+    count(1, at);
+    if (v === null || typeof v === 'boolean') continue;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) fail(at, 'is not a finite number');
+      continue;
+    }
+    if (typeof v === 'string') {
+      count(v.length, at);
+      if (LONE_SURROGATE.test(v)) fail(at, 'holds a lone surrogate, which UTF-8 cannot encode');
+      continue;
+    }
+    if (v instanceof Uint8Array) {
+      count(v.length, at);
+      continue;
+    }
+    if (typeof v !== 'object') fail(at, `is a ${typeof v}, which a body cannot hold`);
+    if (d >= MAX_BODY_DEPTH) fail(at, `nests deeper than ${MAX_BODY_DEPTH}`);
+    const children: Array<{ value: unknown; path: string; depth: number }> = [];
+    if (Array.isArray(v)) {
+      count(v.length, at);
+      for (let i = 0; i < v.length; i++)
+        children.push({ value: v[i], path: `${at}[${i}]`, depth: d + 1 });
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) fail(at, 'is not a plain object');
+      for (const key of Object.keys(v as object)) {
+        if (key === '__proto__') fail(at, 'has a key "__proto__"');
+        const item = (v as Record<string, unknown>)[key];
+        if (item === undefined) fail(at, `.${key} is undefined; leave the key out instead`);
+        count(1 + key.length, at);
+        children.push({ value: item, path: `${at}.${key}`, depth: d + 1 });
+      }
+    }
+    // Pushed last to first, so the first child is looked at first.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
 }

@@ -2,7 +2,7 @@ export * from './adapter.js';
 export { assertBodyBytes, assertCommit, assertVersionKey, assertWrites } from './adapter-args.js';
 export * from './blob-store.js';
 export type { BodyValue } from './body.js';
-export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.js';
+export { assertBody, MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.js';
 export { HybridClock } from './clock.js';
 export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
@@ -15,23 +15,28 @@ export {
   decodeList as decodeChunkList,
   MAX_FILE_BYTES,
 } from './files/chunks.js';
+export type { FileAnswer, FileAsk, FileChannel } from './files/file-channel.js';
 export { DEFAULT_FILE_LIMITS, type FileLimits } from './files/limits.js';
 export type { FilesChange } from './files/node-files.js';
 export type { FileSource, FileSourceProvider } from './files/source.js';
-export type {
-  AddFileOptions,
-  FileProgress,
-  FilesSpace,
-  ReadFileOptions,
-} from './files/space-files.js';
-export { accessProofBytes, spaceAccessKey } from './hosting/access-key.js';
-export { HOLDER_COLLECTION, type HolderKind } from './hosting/holders.js';
+export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/space-files.js';
+export { spaceAccessKey } from './hosting/access-key.js';
 export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';
 export { IdSum } from './id-sum.js';
+export {
+  type Certificate,
+  type CertificateKind,
+  decodeCertificate,
+  issueCertificate,
+  issueRevocation,
+  type Revocation,
+  verifyCertificate,
+  verifyRevocation,
+} from './identity/certificate.js';
+export { verifyChain, type WriterIdentity } from './identity/writer-chain.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
-export type { Role } from './membership.js';
 export { mirrorStatePath } from './mirror/mirror-state.js';
 export { MAX_SEGMENT_BYTES, SEGMENT_BYTES } from './mirror/segment.js';
 export {
@@ -43,18 +48,26 @@ export type { MirrorErrorListener, MirrorInput } from './mirror/space-mirrors.js
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,
+  type FilesApi,
   type HeldSpaceInfo,
   MincaNode,
   type NodeConfig,
+  type RecordsApi,
+  type ReusedInvite,
   type SpaceInfo,
   type SpaceStatus,
+  type SpacesApi,
   type SpaceTicket,
 } from './node.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';
-export type { ListOptions, MincaRecord, SpaceChange } from './space.js';
+export { HOLDER_COLLECTION, type HolderKind } from './space/holders.js';
+export type { InviteReuse, Role } from './space/membership.js';
+export type { ListOptions, MincaRecord } from './space/open-space.js';
+export type { SpaceChange } from './space/space-view.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';
+export { accessProofBytes } from './sync/handshake.js';
 export { createMemoryTransportPair, type MemoryTransportOptions } from './sync/memory-transport.js';
 export { createMessagePortTransport, type MessagePortLike } from './sync/message-port-transport.js';
 export type { Peer, PeerSpaceStatus } from './sync/peer.js';

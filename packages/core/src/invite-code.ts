@@ -19,15 +19,42 @@ export interface Invite {
    * space there (spec 05 §7.2, §7.3). At most {@link MAX_INVITE_HOLDERS}.
    */
   holders?: Uint8Array[];
+  /**
+   * The `sys.writer` versions of the owner's writers that wrote the offer and holders, so the
+   * joiner can tell they are the owner's (spec 05 §6). At most {@link MAX_INVITE_HOLDERS}.
+   */
+  writers?: Uint8Array[];
+  /** The space's older keys, oldest first, so the joiner reads what came before (§7.4). */
+  oldKeys?: Uint8Array[];
 }
 
 export const MAX_INVITE_HOLDERS = 16;
+/** Older keys an invite carries. */
+export const MAX_OLD_KEYS = 64;
 
 const PREFIX = 'minca-invite:';
 
 export function encodeInvite(invite: Invite): string {
-  const { space: s, key: k, owner: o, secret: i, offer: v, holders: h } = invite;
-  const fields = h && h.length > 0 ? { s, k, o, i, v, h } : { s, k, o, i, v };
+  const {
+    space: s,
+    key: k,
+    owner: o,
+    secret: i,
+    offer: v,
+    holders: h,
+    writers: w,
+    oldKeys,
+  } = invite;
+  const fields = {
+    s,
+    k,
+    o,
+    i,
+    v,
+    ...(h && h.length > 0 ? { h } : {}),
+    ...(w && w.length > 0 ? { w } : {}),
+    ...(oldKeys && oldKeys.length > 0 ? { ks: oldKeys } : {}),
+  };
   return PREFIX + base64urlnopad.encode(encodeCbor(fields));
 }
 
@@ -47,6 +74,8 @@ export function decodeInvite(code: string): Invite {
   }
   const bytes = (v: unknown, n?: number) =>
     v instanceof Uint8Array && (n === undefined || v.length === n);
+  const list = (v: unknown, max: number, n?: number) =>
+    v === undefined || (Array.isArray(v) && v.length <= max && v.every((x) => bytes(x, n)));
   if (
     typeof m?.s !== 'string' ||
     !SPACE_ID.test(m.s) ||
@@ -54,8 +83,9 @@ export function decodeInvite(code: string): Invite {
     typeof m.o !== 'string' ||
     !bytes(m.i, 32) ||
     !bytes(m.v) ||
-    (m.h !== undefined &&
-      (!Array.isArray(m.h) || m.h.length > MAX_INVITE_HOLDERS || !m.h.every((x) => bytes(x))))
+    !list(m.h, MAX_INVITE_HOLDERS) ||
+    !list(m.w, MAX_INVITE_HOLDERS) ||
+    !list(m.ks, MAX_OLD_KEYS, 32)
   ) {
     bad();
   }
@@ -66,5 +96,7 @@ export function decodeInvite(code: string): Invite {
     secret: m.i as Uint8Array,
     offer: m.v as Uint8Array,
     ...(m.h ? { holders: m.h as Uint8Array[] } : {}),
+    ...(m.w ? { writers: m.w as Uint8Array[] } : {}),
+    ...(m.ks ? { oldKeys: m.ks as Uint8Array[] } : {}),
   };
 }

@@ -2,7 +2,7 @@
  * Ed25519 signing keys and their `did:key` identities.
  * A {@link SigningKey} never shows its secret: not in `toString`, JSON, inspection or errors.
  */
-import { ed25519 } from '@noble/curves/ed25519.js';
+import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58, base64urlnopad } from '@scure/base';
 import { compareBytes } from './bytes.js';
 import { MincaError } from './errors.js';
@@ -33,6 +33,11 @@ export function publicKeyFromDid(did: string): Uint8Array {
     }
   }
   throw new MincaError('invalid_input', 'not an Ed25519 did:key');
+}
+
+/** The X25519 public key of a `did:key` (its Ed25519 key's Montgomery form). */
+export function montgomeryOf(did: string): Uint8Array {
+  return ed25519.utils.toMontgomery(publicKeyFromDid(did));
 }
 
 /** The part of WebCrypto's SubtleCrypto this uses; a platform object, so typed here. */
@@ -159,6 +164,14 @@ export class SigningKey {
     const webKey = await this.#webKey;
     if (!webKey) return ed25519.sign(message, this.#secret);
     return new Uint8Array(await subtle!.sign({ name: 'Ed25519' }, webKey, message));
+  }
+
+  /**
+   * The X25519 shared secret of this key (as its Montgomery form) with the X25519 public key
+   * `publicX`: how a key sealed for this DID is opened (spec 05 §7.4).
+   */
+  agree(publicX: Uint8Array): Uint8Array {
+    return x25519.getSharedSecret(ed25519.utils.toMontgomerySecret(this.#secret), publicX);
   }
 
   /** The secret, for storing it. Keep it out of logs. */

@@ -5,15 +5,19 @@
  */
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
-import type { HeldEntry } from './hosting/held-space.js';
 import { SigningKey } from './keys.js';
 import type { Store } from './store.js';
 
 /** What the registry knows of a space. */
 export interface SpaceEntry {
   id: string;
-  /** The 32-byte space key bodies are sealed under. */
+  /** The 32-byte space key new bodies are sealed under: the newest of {@link keys}. */
   key: Uint8Array;
+  /**
+   * Every key the space had that this node holds, oldest first (spec 05 §7.4): a key changes
+   * when a member leaves, and older bodies open under the older keys.
+   */
+  keys: Uint8Array[];
   /** The DID that created the space and owns it. */
   owner: string;
   /** When this node added it, ms. */
@@ -30,6 +34,17 @@ export interface InviteEntry {
   secret: Uint8Array;
 }
 
+/** What the registry keeps of a space held without its key. */
+export interface HeldEntry {
+  id: string;
+  /** The space's access DID (spec 05 §7.3): every peer proves the space with it. */
+  access: string;
+  /** The peer that first offered the space. */
+  offeredBy: string;
+  /** When this node started holding it, ms. */
+  added: number;
+}
+
 const NODE_KEY = 'key/node';
 const SPACE_PREFIX = 'space/';
 const INVITE_PREFIX = 'invite/';
@@ -39,6 +54,8 @@ const HELD_PREFIX = 'held/';
 const SHARERS_PREFIX = 'sharers/';
 const SHARED_PREFIX = 'shared/';
 const SHARING_INDEXED = 'index/sharing';
+/** Revocations this node knows (spec 05 §6): a revoked key is nobody in a handshake. */
+const REVOKED_PREFIX = 'revoked/';
 const DID_PREFIX = 'did:key:';
 
 const ONE = new Uint8Array([1]);
@@ -59,24 +76,32 @@ export class Registry {
     return key;
   }
 
-  async putSpace(space: SpaceEntry): Promise<void> {
-    const value = encodeCbor({ k: space.key, o: space.owner, a: space.added });
+  async putSpace(space: Omit<SpaceEntry, 'keys'> & { keys?: Uint8Array[] }): Promise<void> {
+    const keys = space.keys ?? [space.key];
+    const value = encodeCbor({
+      k: keys[keys.length - 1],
+      o: space.owner,
+      a: space.added,
+      ...(keys.length > 1 ? { ks: keys } : {}),
+    });
     await this.store.commit({ entries: [{ key: SPACE_PREFIX + space.id, value }] });
   }
 
   async getSpace(id: string): Promise<SpaceEntry | undefined> {
     const bytes = await this.store.get(SPACE_PREFIX + id);
     if (!bytes) return undefined;
-    const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+    const m = decodeStrict(bytes, { maxBytes: 64 * 1024, maxDepth: 2 }) as Record<string, unknown>;
+    const isKey = (k: unknown): k is Uint8Array => k instanceof Uint8Array && k.length === 32;
     if (
-      !(m?.k instanceof Uint8Array) ||
-      m.k.length !== 32 ||
+      !isKey(m?.k) ||
       typeof m.o !== 'string' ||
-      typeof m.a !== 'number'
+      typeof m.a !== 'number' ||
+      (m.ks !== undefined && !(Array.isArray(m.ks) && m.ks.every(isKey)))
     ) {
       throw new MincaError('corrupt', `the registry entry of space ${id} is damaged`);
     }
-    return { id, key: m.k, owner: m.o, added: m.a };
+    const keys = (m.ks as Uint8Array[] | undefined) ?? [m.k];
+    return { id, key: keys[keys.length - 1]!, keys, owner: m.o, added: m.a };
   }
 
   async putInvite(invite: InviteEntry): Promise<void> {
@@ -178,5 +203,17 @@ export class Registry {
   /** Ids of every space in the registry. */
   async spaceIds(): Promise<string[]> {
     return (await this.store.list(SPACE_PREFIX)).map((k) => k.slice(SPACE_PREFIX.length));
+  }
+
+  /** Keeps a verified revocation's statement, by its subject; the earliest one stays. */
+  async putRevoked(subject: string, statement: Uint8Array): Promise<void> {
+    const key = REVOKED_PREFIX + subject.slice(DID_PREFIX.length);
+    if (await this.store.get(key)) return;
+    await this.store.commit({ entries: [{ key, value: statement }] });
+  }
+
+  /** The statement revoking `subject`, if this node knows one (verify it before trusting it). */
+  async revoked(subject: string): Promise<Uint8Array | undefined> {
+    return this.store.get(REVOKED_PREFIX + subject.slice(DID_PREFIX.length));
   }
 }

@@ -136,7 +136,7 @@ function idList(value: unknown, max: number, what: string): string[] {
 
 /**
  * Decodes a version: strict CBOR in its one canonical encoding, every field well formed.
- * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion}),
+ * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion}; the intake does both for what comes from outside),
  * opens no body (that needs the space key) and judges no authorization. `trusted: true` skips
  * the canonical-encoding check too, for bytes this node checked before it stored them.
  */
@@ -181,13 +181,6 @@ export async function verifyVersion(version: Version): Promise<void> {
     invalid('signature does not verify');
 }
 
-/** Decodes a version from outside and checks its signature: what every receiver must do first. */
-export async function decodeVerifiedVersion(bytes: Uint8Array): Promise<Version> {
-  const version = decodeVersion(bytes);
-  await verifyVersion(version);
-  return version;
-}
-
 /** Opens a version's body with the space key. `invalid_version` if it won't open or decode. */
 export function openBody(version: Version, spaceKey: Uint8Array): BodyValue | null {
   if (version.sealedBody === null) return null;
@@ -207,4 +200,20 @@ export function openBody(version: Version, spaceKey: Uint8Array): BodyValue | nu
     throw new MincaError('invalid_version', 'version body does not decode', { cause });
   }
   return body;
+}
+
+/**
+ * Opens a version's body with whichever of a space's keys sealed it (spec 05 §7.4: a space key
+ * changes when a member leaves), trying the newest first. `invalid_version` if none opens it.
+ */
+export function openWithKeys(version: Version, keys: readonly Uint8Array[]): BodyValue | null {
+  let failure: unknown;
+  for (let i = keys.length - 1; i >= 0; i--) {
+    try {
+      return openBody(version, keys[i]!);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure ?? new MincaError('invalid_version', 'no key to open the version with');
 }

@@ -1,22 +1,20 @@
 // A peer that lies to a holder: about the space it has, or with versions it made up. Each case
 // ends that connection with a clear reason, and the holder keeps what it has.
 import { randomBytes } from '@noble/ciphers/utils.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeCbor } from '../src/encoding.js';
-import { accessProofBytes, spaceAccessKey } from '../src/hosting/access-key.js';
+import { spaceAccessKey } from '../src/hosting/access-key.js';
 import { SigningKey } from '../src/keys.js';
 import { createNode, type MincaNode } from '../src/node.js';
 import { randomKey } from '../src/seal.js';
+import { accessProofBytes } from '../src/sync/handshake.js';
 import { createMemoryTransportPair } from '../src/sync/memory-transport.js';
 import { decodeMessage, encodeMessage, type Message } from '../src/sync/messages.js';
 import { createVersion } from '../src/version.js';
 import { fakeStores } from './fake-adapter.js';
-import { connect, converged, newNode, until } from './sync-helpers.js';
+import { connect, converged, newNode, nodeFixture, until } from './sync-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
+const { nodes } = nodeFixture();
 
 /** A host holding a space its owner filled; `key` is the space key, known to the test only. */
 async function setup() {

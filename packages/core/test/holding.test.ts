@@ -1,24 +1,24 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HoldingPolicy } from '../src/hosting/holding-policy.js';
 import { createNode, type MincaNode } from '../src/node.js';
 import { randomKey } from '../src/seal.js';
 import { fakeStores } from './fake-adapter.js';
-import { connect, converged, fingerprint, newNode, sharedSpace, until } from './sync-helpers.js';
+import {
+  connect,
+  converged,
+  fingerprint,
+  nodeFixture,
+  sharedSpace,
+  until,
+} from './sync-helpers.js';
 
-const nodes: MincaNode[] = [];
-const make = async (holding?: HoldingPolicy) => {
-  const node = holding ? await createNode({ stores: fakeStores(), holding }) : await newNode();
-  nodes.push(node);
-  return node;
-};
+const { nodes, make: node } = nodeFixture();
+const make = (holding?: HoldingPolicy) => node(holding ? { holding } : {});
 /** Waits until `host` holds `space`, then until it has what `members` have. */
 async function hosted(host: MincaNode, members: MincaNode[], space: string) {
   await until(async () => (await host.spaces.held()).some((h) => h.id === space), 5000, 'held');
   await converged([...members, host], space);
 }
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
 
 describe('hosts and carriers hold ciphertext without the space key', () => {
   it('a host keeps and serves a space it cannot read, between members never connected', async () => {

@@ -1,7 +1,7 @@
 // A peer that breaks the rules: each case ends that connection with a clear reason, the node
 // keeps serving its other peers, and nothing it stored is lost or changed.
 import { randomBytes } from '@noble/ciphers/utils.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromHex } from '../src/bytes.js';
 import { encodeCbor } from '../src/encoding.js';
 import { SigningKey } from '../src/keys.js';
@@ -11,15 +11,12 @@ import { createMemoryTransportPair } from '../src/sync/memory-transport.js';
 import { decodeMessage, encodeMessage, type Message } from '../src/sync/messages.js';
 import type { Peer } from '../src/sync/peer.js';
 import { createVersion } from '../src/version.js';
-import { connect, converged, newNode, until } from './sync-helpers.js';
+import { connect, converged, newNode, nodeFixture, until } from './sync-helpers.js';
 
 /** Negentropy V1: "I hold nothing in the whole range" (version, infinity bound, IdList of 0). */
 const EMPTY_INITIATE = new Uint8Array([0x61, 0x00, 0x00, 0x02, 0x00]);
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
+const { nodes } = nodeFixture();
 
 /** A node, one honest member and a space; `evil` is a key the owner also made a writer. */
 async function setup() {

@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeInvite, encodeInvite } from '../src/invite-code.js';
-import { createNode, type MincaNode } from '../src/node.js';
-import { fakeStores } from './fake-adapter.js';
-import { connect, converged, newNode, until } from './sync-helpers.js';
+import { connect, converged, nodeFixture, until } from './sync-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
-const make = async (holding = false) => {
-  const node = holding ? await createNode({ stores: fakeStores(), holding: {} }) : await newNode();
-  nodes.push(node);
-  return node;
-};
+const fixture = nodeFixture();
+const make = (holding = false) => fixture.make(holding ? { holding: {} } : {});
 
 describe('an invite carries the holders the owner allows', () => {
   it('so a joiner that meets only the host syncs through it', async () => {

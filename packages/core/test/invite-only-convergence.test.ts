@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createNode, type MincaNode } from '../src/node.js';
-import { fakeStores } from './fake-adapter.js';
-import { connect, converged, newNode, until } from './sync-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { connect, converged, nodeFixture, until } from './sync-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
-const make = async (holding = false) => {
-  const node = holding ? await createNode({ stores: fakeStores(), holding: {} }) : await newNode();
-  nodes.push(node);
-  return node;
-};
+const fixture = nodeFixture();
+const make = (holding = false) => fixture.make(holding ? { holding: {} } : {});
 
 /** A fixed sequence of small delays, so messages interleave the same way on every run. */
 function delays(seed: number): () => number {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeInvite, encodeInvite } from '../src/invite-code.js';
-import { createNode } from '../src/node.js';
-import { fakeStores } from './fake-adapter.js';
-
-const node = () => createNode({ stores: fakeStores() });
+import { newNode as node } from './sync-helpers.js';
 
 describe('invites', () => {
   it('let a new node join with the role offered, and stay in the registry until used', async () => {

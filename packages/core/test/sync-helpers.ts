@@ -1,26 +1,39 @@
-import { expect } from 'vitest';
-import { createNode, type MincaNode } from '../src/node.js';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { createNode, type MincaNode, type NodeConfig } from '../src/node.js';
 import {
   createMemoryTransportPair,
   type MemoryTransportOptions,
 } from '../src/sync/memory-transport.js';
 import { fakeStores } from './fake-adapter.js';
+import { useFakeClock } from './files/clock.js';
 
-/** Polls `check` until true, within `ms`; fails the test otherwise. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  ms = 10_000,
-  what = 'condition',
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  expect.fail(`timed out waiting for ${what}`);
+export { converged, fingerprint, until } from '../src/testing/converged.js';
+
+/** A node over fresh fake stores; `config` adds to its config or replaces the stores. */
+export const nodeWith = (config: Partial<NodeConfig> = {}) =>
+  createNode({ stores: fakeStores(), ...config });
+
+export const newNode = () => nodeWith();
+
+/**
+ * The nodes of one test file: `make` creates one (as {@link nodeWith}) and keeps it in `nodes`;
+ * after each test every node in `nodes` is closed and the list emptied. With `fakeClock`, each
+ * test runs on the fake clock, made real again once its nodes are closed.
+ */
+export function nodeFixture(options: { fakeClock?: boolean } = {}) {
+  const nodes: MincaNode[] = [];
+  if (options.fakeClock) beforeEach(() => useFakeClock());
+  afterEach(async () => {
+    for (const node of nodes.splice(0)) await node.close();
+    if (options.fakeClock) vi.useRealTimers();
+  });
+  const make = async (config: Partial<NodeConfig> = {}) => {
+    const node = await nodeWith(config);
+    nodes.push(node);
+    return node;
+  };
+  return { nodes, make };
 }
-
-export const newNode = () => createNode({ stores: fakeStores() });
 
 /** A space owned by `owner`, joined by each of `others` with the given role. */
 export async function sharedSpace(
@@ -39,16 +52,4 @@ export async function sharedSpace(
 export function connect(a: MincaNode, b: MincaNode, options?: MemoryTransportOptions) {
   const [ta, tb] = createMemoryTransportPair(options);
   return [a.connect(ta), b.connect(tb)] as const;
-}
-
-export const fingerprint = async (node: MincaNode, space: string) =>
-  (await node.spaces.status(space)).fingerprint;
-
-/** Waits until every node holds the same versions of `space`. */
-export async function converged(nodes: MincaNode[], space: string, ms = 20_000): Promise<void> {
-  await until(
-    async () => new Set(await Promise.all(nodes.map((n) => fingerprint(n, space)))).size === 1,
-    ms,
-    'the nodes to converge',
-  );
 }

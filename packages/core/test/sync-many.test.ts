@@ -1,15 +1,11 @@
 // More small versions than one `vers` message may carry: the pushing side splits them by count
 // as well as bytes. (Unsplit, the receiver cut the connection, and the pusher, reconnected,
 // pushed everything again, forever: the 100,000-record benchmark never converged.)
-import { afterEach, describe, expect, it } from 'vitest';
-import type { MincaNode } from '../src/node.js';
+import { describe, expect, it } from 'vitest';
 import { MAX_VERSIONS_PER_MESSAGE } from '../src/sync/messages.js';
-import { connect, converged, newNode, sharedSpace } from './sync-helpers.js';
+import { connect, converged, newNode, nodeFixture, sharedSpace } from './sync-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
+const { nodes } = nodeFixture();
 
 describe('many small versions', () => {
   it('are pushed in messages of at most MAX_VERSIONS_PER_MESSAGE', async () => {

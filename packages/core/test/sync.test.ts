@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MincaNode } from '../src/node.js';
-import { connect, converged, newNode, sharedSpace, until } from './sync-helpers.js';
+import { connect, converged, nodeFixture, sharedSpace, until } from './sync-helpers.js';
 
-const nodes: MincaNode[] = [];
-const make = async () => {
-  const node = await newNode();
-  nodes.push(node);
-  return node;
-};
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
+const { make } = nodeFixture();
 
 describe('sync between nodes', () => {
   it('two members converge both ways, and report synced and level', async () => {

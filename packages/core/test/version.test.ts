@@ -3,16 +3,19 @@ import { toHex } from '../src/bytes.js';
 import { decodeStrict, encodeCbor } from '../src/encoding.js';
 import { isMincaError } from '../src/errors.js';
 import { hashId, randomId } from '../src/ids.js';
+import { verifyDetached } from '../src/intake.js';
 import { SigningKey } from '../src/keys.js';
 import { randomKey } from '../src/seal.js';
 import {
   createVersion,
-  decodeVerifiedVersion,
   decodeVersion,
   MAX_FILES,
   openBody,
   type VersionDraft,
 } from '../src/version.js';
+
+/** Decodes a version from outside and checks its signature, as the intake does. */
+const decodeVerifiedVersion = async (bytes: Uint8Array) => (await verifyDetached([bytes]))[0]!;
 
 const key = SigningKey.generate();
 const spaceKey = randomKey();

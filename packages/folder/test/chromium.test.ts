@@ -4,35 +4,20 @@
  * page is bundled by vite and served on 127.0.0.1. Without Chromium the test is skipped with a
  * message, except on CI (CI=true), where that fails.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkChromium, chromiumLaunchOptions } from '@minca/test-chromium';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CheckResult } from './browser/page.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const here = dirname(fileURLToPath(import.meta.url));
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI === 'true') {
-  throw new Error(`@minca/folder: the Chromium test needs ${CHROMIUM} (apt-get install chromium)`);
-}
-if (!hasChromium)
-  console.warn(`@minca/folder: ${CHROMIUM} is missing, so the Chromium run is skipped`);
+const hasChromium = checkChromium('@minca/folder');
 
 let work: string;
 let server: Server | undefined;
@@ -86,11 +71,7 @@ it.skipIf(!hasChromium)(
   'passes the conformance suites over OPFS in headless Chromium',
   async () => {
     const profile = join(work, 'profile');
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-    });
+    const context = await chromium.launchPersistentContext(profile, chromiumLaunchOptions());
     try {
       const page = await context.newPage();
       const errors: string[] = [];

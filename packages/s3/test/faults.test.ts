@@ -1,28 +1,13 @@
 // A storm of injected faults: whatever the store says it stored must be there afterwards.
 import { isMincaError } from '@minca/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3BlobStore } from '../src/index.ts';
-import { type Fault, type FaultProxy, startFaultProxy } from './fault-proxy.ts';
-import { bytesOf, expectBytes, inBatches, seededRandom } from './helpers.ts';
-import {
-  ACCESS_KEY_ID,
-  BUCKET,
-  type RunningS3rver,
-  SECRET_ACCESS_KEY,
-  startS3rver,
-} from './s3rver-server.ts';
+import { seededRandom } from '@minca/core/testing';
+import { describe, expect, it } from 'vitest';
+import type { Fault } from './fault-proxy.ts';
+import { bytesOf, expectBytes, inBatches } from './helpers.ts';
+import { proxyForFile, s3rverForFile } from './s3rver-server.ts';
 
-let s3: RunningS3rver;
-let proxy: FaultProxy;
-
-beforeAll(async () => {
-  s3 = await startS3rver();
-  proxy = await startFaultProxy({ upstream: s3.endpoint });
-});
-afterAll(async () => {
-  await proxy?.close();
-  await s3?.close();
-});
+const s3 = s3rverForFile();
+const proxy = proxyForFile(s3);
 
 const FAULTS: Fault[] = [
   { kind: 'status', status: 429 },
@@ -39,12 +24,9 @@ describe('under a storm of faults', () => {
     const random = seededRandom(20261202);
     // About half the requests fail, so some operations exhaust their 5 attempts.
     proxy.plan = () => (random() < 0.5 ? FAULTS[Math.floor(random() * FAULTS.length)] : undefined);
-    const stormy = createS3BlobStore({
+    const stormy = s3.store({
       endpoint: proxy.endpoint,
-      bucket: BUCKET,
       prefix: 'storm',
-      accessKeyId: ACCESS_KEY_ID,
-      secretAccessKey: SECRET_ACCESS_KEY,
       maxKeys: 25,
       random,
       sleep: async () => {},
@@ -77,13 +59,7 @@ describe('under a storm of faults', () => {
     for (const key of stored) expect(listed).toContain(key);
 
     proxy.plan = undefined;
-    const calm = createS3BlobStore({
-      endpoint: s3.endpoint,
-      bucket: BUCKET,
-      prefix: 'storm',
-      accessKeyId: ACCESS_KEY_ID,
-      secretAccessKey: SECRET_ACCESS_KEY,
-    });
+    const calm = s3.store({ prefix: 'storm' });
     const all = await calm.list('');
     for (const key of stored) {
       expect(all).toContain(key);

@@ -1,5 +1,5 @@
 import { isMincaError, type MincaErrorCode } from '@minca/core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 /** Awaits `promise` and expects it to reject with a MincaError of `code`; returns the error. */
 export async function expectMincaError(
@@ -25,18 +25,6 @@ export function bytesOf(seed: number, count: number): Uint8Array {
     bytes[i] = x >>> 24;
   }
   return bytes;
-}
-
-/** Small deterministic PRNG (mulberry32), so a fault storm can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Runs `task` over `items` with at most `limit` at a time. */
@@ -67,4 +55,33 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * A value started before the tests of this file (or of the describe block this is called in)
+ * and stopped after them. What it returns stands for the value: read it inside tests only.
+ */
+export function perFile<T extends object>(
+  start: () => Promise<T>,
+  stop: (value: T) => Promise<void>,
+): T {
+  let value: T | undefined;
+  beforeAll(async () => {
+    value = await start();
+  });
+  afterAll(async () => {
+    if (value) await stop(value);
+    value = undefined;
+  });
+  const started = (): T => {
+    if (!value) throw new Error('used outside the tests it was started for');
+    return value;
+  };
+  return new Proxy({} as T, {
+    get(_, key) {
+      const v = Reflect.get(started(), key);
+      return typeof v === 'function' ? v.bind(started()) : v;
+    },
+    set: (_, key, v) => Reflect.set(started(), key, v),
+  });
 }

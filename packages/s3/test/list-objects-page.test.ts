@@ -1,16 +1,14 @@
 import { isMincaError } from '@minca/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3BlobStore } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
 import { parseListObjectsPage } from '../src/list-objects-page.ts';
 import { parseXml } from '../src/xml.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { bytesOf, expectBytes, expectMincaError } from './helpers.ts';
 import {
   ACCESS_KEY_ID,
   BUCKET,
-  type RunningS3rver,
+  proxyForFile,
   SECRET_ACCESS_KEY,
-  startS3rver,
+  s3rverForFile,
 } from './s3rver-server.ts';
 
 const page = (inner: string, attrs = ' xmlns="http://s3.amazonaws.com/doc/2006-03-01/"') =>
@@ -92,25 +90,14 @@ describe('parseListObjectsPage', () => {
 });
 
 describe('a malformed listing from the server', () => {
-  let s3: RunningS3rver;
-  let proxy: FaultProxy;
-  beforeAll(async () => {
-    s3 = await startS3rver();
-    proxy = await startFaultProxy({ upstream: s3.endpoint });
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await s3?.close();
-  });
+  const s3 = s3rverForFile();
+  const proxy = proxyForFile(s3);
 
   it('is MincaError(malformed), is not retried, and loses nothing stored', async () => {
-    const blobs = createS3BlobStore({
+    const blobs = s3.store({
       endpoint: proxy.endpoint,
-      bucket: BUCKET,
       prefix: 'p',
       maxKeys: 1,
-      accessKeyId: ACCESS_KEY_ID,
-      secretAccessKey: SECRET_ACCESS_KEY,
       sleep: async () => {},
     });
     await blobs.put('a', bytesOf(1, 10));
@@ -148,12 +135,7 @@ describe('a malformed listing from the server', () => {
 
   it('skips objects whose names are not blob keys', async () => {
     // Written past the store, straight to s3rver, by a raw signed request.
-    const raw = createS3BlobStore({
-      endpoint: s3.endpoint,
-      bucket: BUCKET,
-      accessKeyId: ACCESS_KEY_ID,
-      secretAccessKey: SECRET_ACCESS_KEY,
-    });
+    const raw = s3.store();
     const { AwsClient } = await import('aws4fetch');
     const client = new AwsClient({
       accessKeyId: ACCESS_KEY_ID,

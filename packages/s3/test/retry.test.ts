@@ -1,30 +1,21 @@
 import type { BlobStore } from '@minca/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { backoffMs, createS3BlobStore, MAX_ATTEMPTS } from '../src/index.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { backoffMs, MAX_ATTEMPTS } from '../src/index.ts';
 import { retryAfterMs } from '../src/retry-policy.ts';
-import { type Fault, type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import type { Fault } from './fault-proxy.ts';
 import { bytesOf, expectBytes, expectMincaError } from './helpers.ts';
-import {
-  ACCESS_KEY_ID,
-  BUCKET,
-  type RunningS3rver,
-  SECRET_ACCESS_KEY,
-  startS3rver,
-} from './s3rver-server.ts';
+import { BUCKET, proxyForFile, s3rverForFile } from './s3rver-server.ts';
 
-let s3: RunningS3rver;
-let proxy: FaultProxy;
+const s3 = s3rverForFile();
+const proxy = proxyForFile(s3);
 let waits: number[];
 let randoms: number[];
 
 /** A store through the proxy that records each wait instead of sleeping, with a fixed jitter. */
 function store(options: { random?: number; timeoutMs?: number; prefix?: string } = {}): BlobStore {
-  return createS3BlobStore({
+  return s3.store({
     endpoint: proxy.endpoint,
-    bucket: BUCKET,
     prefix: options.prefix ?? 'retry',
-    accessKeyId: ACCESS_KEY_ID,
-    secretAccessKey: SECRET_ACCESS_KEY,
     timeoutMs: options.timeoutMs,
     random: () => {
       const r = options.random ?? 0.5;
@@ -41,14 +32,6 @@ function store(options: { random?: number; timeoutMs?: number; prefix?: string }
 const attemptsSince = (from: number, path: string) =>
   proxy.requests.slice(from).filter((r) => r.url.startsWith(`/${BUCKET}/retry/${path}`)).length;
 
-beforeAll(async () => {
-  s3 = await startS3rver();
-  proxy = await startFaultProxy({ upstream: s3.endpoint });
-});
-afterAll(async () => {
-  await proxy?.close();
-  await s3?.close();
-});
 beforeEach(() => {
   waits = [];
   randoms = [];
@@ -202,12 +185,8 @@ describe('the retry policy', () => {
 
   it('retries a body shorter than its Content-Length', async () => {
     let cut = 2;
-    const blobs = createS3BlobStore({
-      endpoint: s3.endpoint,
-      bucket: BUCKET,
+    const blobs = s3.store({
       prefix: 'retry',
-      accessKeyId: ACCESS_KEY_ID,
-      secretAccessKey: SECRET_ACCESS_KEY,
       sleep: async () => {},
       // A real answer from s3rver, its body cut while the header still promises all of it.
       fetch: async (request) => {

@@ -1,19 +1,23 @@
-// The tests' s3rver: the launcher in s3rver-process.mjs (shared with the benchmark), and the
-// credentials and bucket the tests use.
-import { startS3rverProcess } from './s3rver-process.mjs';
+// The tests' s3rver (`@minca/s3/testing`), one per test file, and a fault proxy in front of it.
+import { startS3rver } from '../src/testing/index.ts';
+import { type FaultProxyOptions, startFaultProxy } from './fault-proxy.ts';
+import { perFile } from './helpers.ts';
 
-/** s3rver knows this one access key id; it checks the id, not the V4 signature. */
-export const ACCESS_KEY_ID = 'S3RVER';
-/** s3rver does not verify V4 signatures, so any secret passes; the tests use a telling one. */
-export const SECRET_ACCESS_KEY = 'test-secret-k9Qz7Wv3Lm';
-export const BUCKET = 'minca-test';
+export {
+  S3RVER_ACCESS_KEY_ID as ACCESS_KEY_ID,
+  S3RVER_BUCKET as BUCKET,
+  S3RVER_SECRET_ACCESS_KEY as SECRET_ACCESS_KEY,
+} from '../src/testing/index.ts';
 
-export interface RunningS3rver {
-  endpoint: string;
-  close(): Promise<void>;
-}
+/** This file's s3rver (or this describe block's): started before its tests, stopped after. */
+export const s3rverForFile = () => perFile(startS3rver, (s3) => s3.close());
 
-/** A running s3rver with bucket {@link BUCKET}; `close` stops it and removes its directory. */
-export function startS3rver(): Promise<RunningS3rver> {
-  return startS3rverProcess(BUCKET);
-}
+/** A fault proxy in front of `s3` for the same tests, stopped before it. */
+export const proxyForFile = (
+  s3: { endpoint: string },
+  options: Omit<FaultProxyOptions, 'upstream'> = {},
+) =>
+  perFile(
+    () => startFaultProxy({ ...options, upstream: s3.endpoint }),
+    (proxy) => proxy.close(),
+  );

@@ -1,17 +1,11 @@
 // Every error path, with every message and cause chain scanned for what must never leak.
 import { inspect } from 'node:util';
 import type { BlobStore } from '@minca/core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createS3BlobStore, type S3BlobStoreOptions } from '../src/index.ts';
-import { type Fault, type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { describe, expect, it, vi } from 'vitest';
+import type { S3BlobStoreOptions } from '../src/index.ts';
+import type { Fault } from './fault-proxy.ts';
 import { bytesOf, closedPort } from './helpers.ts';
-import {
-  ACCESS_KEY_ID,
-  BUCKET,
-  type RunningS3rver,
-  SECRET_ACCESS_KEY,
-  startS3rver,
-} from './s3rver-server.ts';
+import { ACCESS_KEY_ID, proxyForFile, SECRET_ACCESS_KEY, s3rverForFile } from './s3rver-server.ts';
 
 const SESSION_TOKEN = 'tok-Vb7Nq2Lp9Zr4';
 const FORBIDDEN = [
@@ -23,17 +17,16 @@ const FORBIDDEN = [
   'signature=',
 ];
 
-let s3: RunningS3rver;
-let proxy: FaultProxy;
-let verifying: FaultProxy;
+const s3 = s3rverForFile();
+const proxy = proxyForFile(s3);
+const verifying = proxyForFile(s3, {
+  verify: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: 'the-real-one', region: 'auto' },
+});
 
 function store(options: Partial<S3BlobStoreOptions> = {}): BlobStore {
-  return createS3BlobStore({
+  return s3.store({
     endpoint: proxy.endpoint,
-    bucket: BUCKET,
     prefix: 'secrets',
-    accessKeyId: ACCESS_KEY_ID,
-    secretAccessKey: SECRET_ACCESS_KEY,
     sessionToken: SESSION_TOKEN,
     sleep: async () => {},
     ...options,
@@ -50,20 +43,6 @@ function printed(error: unknown): string {
   }
   return parts.join('\n').toLowerCase();
 }
-
-beforeAll(async () => {
-  s3 = await startS3rver();
-  proxy = await startFaultProxy({ upstream: s3.endpoint });
-  verifying = await startFaultProxy({
-    upstream: s3.endpoint,
-    verify: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: 'the-real-one', region: 'auto' },
-  });
-});
-afterAll(async () => {
-  await verifying?.close();
-  await proxy?.close();
-  await s3?.close();
-});
 
 describe('no secret in any error or log', () => {
   it('keeps credentials, tokens and signatures out of every error path', async () => {

@@ -1,19 +1,13 @@
 // s3rver checks the access key id but not V4 signatures, so these tests put a proxy in front
 // that recomputes each signature independently (node:crypto) and answers 403 on a mismatch.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3BlobStore, type S3BlobStoreOptions } from '../src/index.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { S3BlobStoreOptions } from '../src/index.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { bytesOf, expectBytes, expectMincaError } from './helpers.ts';
-import {
-  ACCESS_KEY_ID,
-  BUCKET,
-  type RunningS3rver,
-  SECRET_ACCESS_KEY,
-  startS3rver,
-} from './s3rver-server.ts';
+import { ACCESS_KEY_ID, SECRET_ACCESS_KEY, s3rverForFile } from './s3rver-server.ts';
 
 const SESSION_TOKEN = 'session-token-Hq2Rx8/Tt+Yy==';
-let s3: RunningS3rver;
+const s3 = s3rverForFile();
 const proxies: FaultProxy[] = [];
 
 async function verifyingProxy(region: string, sessionToken?: string): Promise<FaultProxy> {
@@ -31,23 +25,16 @@ async function verifyingProxy(region: string, sessionToken?: string): Promise<Fa
 }
 
 function store(proxy: FaultProxy, options: Partial<S3BlobStoreOptions> = {}) {
-  return createS3BlobStore({
+  return s3.store({
     endpoint: proxy.endpoint,
-    bucket: BUCKET,
     prefix: 'signing',
-    accessKeyId: ACCESS_KEY_ID,
-    secretAccessKey: SECRET_ACCESS_KEY,
     sleep: async () => {},
     ...options,
   });
 }
 
-beforeAll(async () => {
-  s3 = await startS3rver();
-});
 afterAll(async () => {
   for (const proxy of proxies) await proxy.close();
-  await s3?.close();
 });
 
 describe('SigV4 signing', () => {

@@ -1,42 +1,24 @@
 import type { BlobStore } from '@minca/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createS3BlobStore } from '../src/index.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { bytesOf, expectBytes, expectMincaError, inBatches } from './helpers.ts';
-import {
-  ACCESS_KEY_ID,
-  BUCKET,
-  type RunningS3rver,
-  SECRET_ACCESS_KEY,
-  startS3rver,
-} from './s3rver-server.ts';
+import { BUCKET, proxyForFile, s3rverForFile } from './s3rver-server.ts';
 
-let s3: RunningS3rver;
-let proxy: FaultProxy;
+const s3 = s3rverForFile();
+const proxy = proxyForFile(s3);
 const noWait = async () => {};
 
 function store(
   options: { prefix?: string; maxKeys?: number; endpoint?: string; bucket?: string } = {},
 ): BlobStore {
-  return createS3BlobStore({
+  return s3.store({
     endpoint: options.endpoint ?? s3.endpoint,
     bucket: options.bucket ?? BUCKET,
     prefix: options.prefix,
     maxKeys: options.maxKeys,
-    accessKeyId: ACCESS_KEY_ID,
-    secretAccessKey: SECRET_ACCESS_KEY,
     sleep: noWait,
   });
 }
-
-beforeAll(async () => {
-  s3 = await startS3rver();
-  proxy = await startFaultProxy({ upstream: s3.endpoint });
-});
-afterAll(async () => {
-  await proxy?.close();
-  await s3?.close();
-});
 
 describe('createS3BlobStore against s3rver', () => {
   it('puts, gets, overwrites and deletes', async () => {
@@ -187,13 +169,7 @@ describe('createS3BlobStore against s3rver', () => {
   });
 
   it('reports an unknown access key id as not_authorized, naming operation and key', async () => {
-    const blobs = createS3BlobStore({
-      endpoint: s3.endpoint,
-      bucket: BUCKET,
-      accessKeyId: 'NOT-A-KNOWN-KEY',
-      secretAccessKey: SECRET_ACCESS_KEY,
-      sleep: noWait,
-    });
+    const blobs = s3.store({ accessKeyId: 'NOT-A-KNOWN-KEY', sleep: noWait });
     const error = await expectMincaError(blobs.get('some/key'), 'not_authorized');
     expect(error.message).toBe('S3 get of "some/key" failed: HTTP 403 InvalidAccessKeyId');
     await expectMincaError(blobs.put('some/key', new Uint8Array(1)), 'not_authorized');

@@ -1,7 +1,7 @@
 // Files between two Node processes over a real WebSocket on 127.0.0.1: a small file comes
 // ahead, a large one when read, each checked end to end.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChildNode } from './child-node.ts';
+import { ChildNode } from './fixtures/child-node.mjs';
 
 const children: ChildNode[] = [];
 afterEach(() => {

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { type BodyValue, type FileRef, isFileRef } from '@minca/core';
 import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
+import { waitForFirstPull } from '../first-pull.js';
 import { linkTo } from '../links.js';
 import { formatBytes } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -82,6 +83,8 @@ export async function fileRead(
   const { bytes, ref } = await withNode(
     context,
     async ({ node }) => {
+      const unpulled = await waitForFirstPull(node, space);
+      if (unpulled) context.out.note(unpulled);
       const record = await node.records.get(space, collection, id);
       if (!record) throw new CliError(EXIT.notFound, `no record ${id} stands in ${collection}`);
       const [ref] = refsIn(record.body);

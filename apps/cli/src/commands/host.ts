@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CliError, EXIT } from '../cli-error.js';
 import { parseBytes } from '../config.js';
 import type { Context } from '../context.js';
+import { lowFileLimitNote } from '../host/file-limit.js';
 import { openHostNode, openHostStores } from '../host/host-node.js';
 import { type S3Flags, s3Mirror } from '../host/s3-mirror.js';
 import { serveNode } from '../host/serve.js';
@@ -52,7 +53,11 @@ export async function serve(
   });
   let served: Awaited<ReturnType<typeof serveNode>>;
   try {
-    served = await serveNode(host.node, { bind, port });
+    served = await serveNode(host.node, {
+      bind,
+      port,
+      onError: (error) => context.out.note(`accepting a connection failed: ${error.message}`),
+    });
   } catch (cause) {
     await host.close();
     const why =
@@ -71,10 +76,14 @@ export async function serve(
         `mirror ${mirror ? 'S3 bucket' : 'none'}`,
       ].join('\n'),
   );
+  const low = lowFileLimitNote();
+  if (low) context.out.note(low);
+  const gateNotes = noteClosedConnections(context, served);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      clearInterval(gateNotes);
       resolve();
     };
     process.on('SIGINT', stop);
@@ -83,6 +92,26 @@ export async function serve(
   await served.close();
   await host.close();
   if (!context.out.json) context.out.note(`minca ${kind} stopped`);
+}
+
+/** Once a minute at most: how many connections were closed before their handshake, and why. */
+function noteClosedConnections(
+  context: Context,
+  served: Awaited<ReturnType<typeof serveNode>>,
+): NodeJS.Timeout {
+  let told = { timedOut: 0, shed: 0 };
+  const timer = setInterval(() => {
+    const { timedOut, shed } = served.gate();
+    if (timedOut === told.timedOut && shed === told.shed) return;
+    const { handshakeMs, maxPending, maxPendingPerAddress } = served.limits;
+    context.out.note(
+      `closed ${timedOut - told.timedOut} connections not through their handshake in ${handshakeMs / 1000} s and ` +
+        `${shed - told.shed} over the cap of ${maxPending} waiting (${maxPendingPerAddress} per address)`,
+    );
+    told = { timedOut, shed };
+  }, 60_000);
+  timer.unref();
+  return timer;
 }
 
 export interface SubscriptionOptions {

@@ -2,11 +2,18 @@
 import type { MincaRecord } from '@minca/core';
 import { readBody } from '../body-input.js';
 import { CliError, EXIT } from '../cli-error.js';
-import { type Context, withNode } from '../context.js';
+import { type AccountNode, type Context, withNode } from '../context.js';
+import { waitForFirstPull } from '../first-pull.js';
 import { table } from '../output.js';
 import { withoutKeys } from './files.js';
 
 const WRITES = { writes: true };
+
+/** Before a read: the space's first pull from its data folder, or a note saying it hasn't come. */
+async function pulled(context: Context, { node }: AccountNode, space: string): Promise<void> {
+  const note = await waitForFirstPull(node, space);
+  if (note) context.out.note(note);
+}
 
 const summary = (r: MincaRecord) => ({
   id: r.id,
@@ -41,7 +48,10 @@ export async function get(
   collection: string,
   id: string,
 ): Promise<void> {
-  const record = await withNode(context, ({ node }) => node.records.get(space, collection, id));
+  const record = await withNode(context, async (opened) => {
+    await pulled(context, opened, space);
+    return opened.node.records.get(space, collection, id);
+  });
   if (!record) throw new CliError(EXIT.notFound, `no record ${id} stands in ${collection}`);
   context.out.result(summary(record), () => JSON.stringify(withoutKeys(record.body), null, 2));
 }
@@ -60,12 +70,13 @@ export async function list(
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
     throw new CliError(EXIT.usage, `--limit is a whole number above 0, not ${options.limit}`);
   }
-  const records = await withNode(context, ({ node }) =>
-    node.records.list(space, collection, {
+  const records = await withNode(context, async (opened) => {
+    await pulled(context, opened, space);
+    return opened.node.records.list(space, collection, {
       order: order as 'id' | 'newest' | 'oldest',
       ...(limit ? { limit } : {}),
-    }),
-  );
+    });
+  });
   context.out.result(records.map(summary), () =>
     table(
       ['id', 'written', 'author', 'body'],

@@ -2,7 +2,7 @@
 
 import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
-import { linkTo, type SyncState, waitForSync } from '../links.js';
+import { linkTo, SyncIncomplete, type SyncState, waitForSync } from '../links.js';
 import { table } from '../output.js';
 
 /** The peers to use: those given, else the configured ones (`--peer`, `MINCA_PEERS`, `peers`). */
@@ -41,19 +41,28 @@ export async function sync(
     throw new CliError(EXIT.usage, 'no peer to sync with: give a URL, or set peers in the config');
   }
   const timeoutMs = timeoutOf(context, options.timeout);
-  const states = await withNode(
-    context,
-    async ({ node }) => {
-      const links = peers.map((url) => linkTo(node, url));
-      try {
-        return await waitForSync(node, links, { timeoutMs });
-      } finally {
-        for (const link of links) link.close();
-      }
-    },
-    { writes: true },
-  );
-  context.out.result(states, () =>
-    states.length === 0 ? 'connected; no space is shared with these peers' : stateTable(states),
-  );
+  const print = (states: SyncState[]) =>
+    context.out.result(states, () =>
+      states.length === 0 ? 'connected; no space here names these peers' : stateTable(states),
+    );
+  let states: SyncState[];
+  try {
+    states = await withNode(
+      context,
+      async ({ node }) => {
+        const links = peers.map((url) => linkTo(node, url));
+        try {
+          return await waitForSync(node, links, { timeoutMs });
+        } finally {
+          for (const link of links) link.close();
+        }
+      },
+      { writes: true },
+    );
+  } catch (error) {
+    // What did sync is shown, and the command still fails for what did not.
+    if (error instanceof SyncIncomplete && error.states.length > 0) print(error.states);
+    throw error;
+  }
+  print(states);
 }

@@ -5,21 +5,13 @@
  * time from a write to its arrival at another client. The load test runs it short; the `host`
  * benchmark runs it for 60 s.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  createNode,
-  createWebSocketTransport,
-  type MincaNode,
-  type WebSocketLike,
-} from '@minca/core';
+import { createNode, type MincaNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
-import { WebSocket } from 'ws';
-
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import type { WebSocket } from 'ws';
+import { connect, run, sleep, startHost, until } from './host-process.js';
 
 export interface HostLoadOptions {
   clients: number;
@@ -50,64 +42,6 @@ export interface HostLoadResult {
   hostPeakRssKiB: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, '--json', ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`minca ${args[0]}: ${err}`)),
-    );
-  });
-}
-
-/** Starts `minca host`; resolves with its URL, DID, pid and a stop function. */
-async function startHost(home: string, data: string) {
-  const env = { ...process.env, HOME: home };
-  const child = spawn(process.execPath, [MAIN, '--json', 'host', '--port', '0', '--data', data], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const first = await new Promise<{ url: string; did: string }>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the host did not start: ${err}`)), 30_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const end = out.indexOf('\n');
-      if (end >= 0) {
-        clearTimeout(timer);
-        resolve(JSON.parse(out.slice(0, end)));
-      }
-    });
-    child.on('close', (code) => reject(new Error(`the host exited ${code}: ${err}`)));
-  });
-  const exited = new Promise<void>((r) => child.on('close', () => r()));
-  return {
-    ...first,
-    pid: child.pid!,
-    /** VmHWM: the most resident memory the host had, KiB. */
-    async peakRssKiB(): Promise<number> {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(kill);
-    },
-  };
-}
-
 interface Client {
   index: number;
   space: string;
@@ -116,26 +50,6 @@ interface Client {
   seen: Set<string>;
   latencies: number[];
   written: number;
-}
-
-function connect(node: MincaNode, url: string): WebSocket {
-  const socket = new WebSocket(url, { maxPayload: 4 * 1024 * 1024 });
-  socket.on('error', () => {});
-  node.connect(createWebSocketTransport(socket as unknown as WebSocketLike));
-  return socket;
-}
-
-/** Waits until `check` holds, polling, up to `ms`. */
-async function until(
-  check: () => boolean | Promise<boolean>,
-  ms: number,
-  what: string,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 const COLLECTION = 'app.msg';

@@ -4,18 +4,19 @@
  * given, the limits, and the hooks the sync peer calls.
  */
 import { MincaError } from '../errors.js';
-import type { FileAnswer, FileAsk, Peer, PeerFileHooks } from '../sync/peer.js';
+import type { SpaceView } from '../space/space-view.js';
+import type { FileAnswer, FileAsk, FileChannel, FileService } from './file-channel.js';
 import { checkLimits, DEFAULT_FILE_LIMITS, type FileLimits, LIMITS_APPLY_MS } from './limits.js';
 import { type FileSource, type FileSourceProvider, PeerFileSource } from './source.js';
-import { type FilesSpace, SpaceFiles } from './space-files.js';
+import { SpaceFiles } from './space-files.js';
 
 /** What changed in a space's files: told to `files.subscribe` listeners. */
 export interface FilesChange {
   space: string;
 }
 
-export class NodeFiles implements PeerFileHooks {
-  readonly #spaces = new Map<string, { space: FilesSpace; files: Promise<SpaceFiles> }>();
+export class NodeFiles implements FileService {
+  readonly #spaces = new Map<string, { space: SpaceView; files: Promise<SpaceFiles> }>();
   /** Per space, its peers as sources, in the order they joined it. */
   readonly #peers = new Map<string, PeerFileSource[]>();
   readonly #providers: FileSourceProvider[] = [];
@@ -28,13 +29,14 @@ export class NodeFiles implements PeerFileHooks {
   ) {}
 
   /** Starts keeping the files of a space just opened. */
-  opened(space: FilesSpace): Promise<SpaceFiles> {
+  opened(space: SpaceView): Promise<SpaceFiles> {
     const files = SpaceFiles.open(space, {
       now: this.now,
       limits: () => this.#limits,
       fetchAll: this.fetchAll,
       sources: () => this.sources(space.id),
       changed: () => this.#tell(space.id),
+      subscribe: (listener) => this.subscribe(space.id, listener),
     });
     this.#spaces.set(space.id, { space, files });
     space.subscribe(() => void files.then((f) => f.recordsChanged()));
@@ -56,7 +58,7 @@ export class NodeFiles implements PeerFileHooks {
   }
 
   /** The files of open space `space` (opened through the node first). */
-  async of(space: FilesSpace): Promise<SpaceFiles> {
+  async of(space: SpaceView): Promise<SpaceFiles> {
     const entry = this.#spaces.get(space.id);
     if (entry && entry.space === space) return entry.files;
     return this.opened(space);
@@ -109,8 +111,8 @@ export class NodeFiles implements PeerFileHooks {
 
   // ——— the sync peer's hooks ———
 
-  linked(peer: Peer, space: string): void {
-    const source = new PeerFileSource(peer, space);
+  linked(channel: FileChannel, space: string): void {
+    const source = new PeerFileSource(channel, space);
     const list = this.#peers.get(space) ?? [];
     list.push(source);
     this.#peers.set(space, list);
@@ -118,15 +120,15 @@ export class NodeFiles implements PeerFileHooks {
   }
 
   /** A connection ended: its peer is no source any more. */
-  peerEnded(peer: Peer): void {
+  peerEnded(channel: FileChannel): void {
     for (const [space, list] of this.#peers) {
-      const rest = list.filter((s) => s.peer !== peer);
+      const rest = list.filter((s) => s.peer !== channel);
       if (rest.length > 0) this.#peers.set(space, rest);
       else this.#peers.delete(space);
     }
   }
 
-  async serve(space: string, ask: FileAsk, from: Peer): Promise<FileAnswer> {
+  async serve(space: string, ask: FileAsk, from: FileChannel): Promise<FileAnswer> {
     const entry = this.#spaces.get(space);
     if (!entry) return { chunks: ask.chunks.map(() => null) };
     try {

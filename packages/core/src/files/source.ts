@@ -4,9 +4,9 @@
  * every one of them against the file id, so a source needs no trust and no key.
  */
 import { MincaError } from '../errors.js';
-import type { FileAnswer, Peer } from '../sync/peer.js';
 import { clearTimer, setTimer } from '../timers.js';
 import type { AbortSignalLike } from './abort.js';
+import type { FileAnswer, FileChannel } from './file-channel.js';
 
 /** One place to fetch a space's files from. */
 export interface FileSource {
@@ -33,7 +33,7 @@ export const FILE_REQUEST_TIMEOUT_MS = 15_000;
 /** A connected peer as a source of one space's files. */
 export class PeerFileSource implements FileSource {
   constructor(
-    readonly peer: Peer,
+    readonly peer: FileChannel,
     readonly space: string,
   ) {}
 

@@ -1,13 +1,12 @@
 /**
- * One open space's files: adding and reading them, fetching ahead what records name, dropping
- * what nothing names or what is past the limits, and answering peers. Spec 05 §16.6.
+ * One open space's files: adding and reading them, answering peers, and what mirrors see. What
+ * the device keeps of them is the {@link KeepPolicy}'s. Spec 05 §16.6.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { MincaError } from '../errors.js';
 import { type FileRef, isFileRef } from '../file-ref.js';
 import { randomKey } from '../seal.js';
-import type { Store } from '../store.js';
-import type { FileAnswer, FileAsk, Peer } from '../sync/peer.js';
+import type { SpaceView } from '../space/space-view.js';
 import { clearTimer, setTimer } from '../timers.js';
 import { type AbortSignalLike, checkAborted } from './abort.js';
 import {
@@ -19,19 +18,15 @@ import {
   openChunk,
   plainLength,
   sealChunk,
-  sealedSize,
 } from './chunks.js';
-import { type FetchOptions, type FetchResult, fetchFile } from './fetch.js';
-import { FileStore, type HeldFile } from './file-store.js';
-import {
-  FILES_AFTER_CHANGE_MS,
-  type FileLimits,
-  KEEP_DOWN_TO,
-  NOBODY_HAD_MS,
-  READ_RETRY_MS,
-  UNNAMED_OWN_MS,
-} from './limits.js';
+import { FileActivity } from './file-activity.js';
+import type { FileAnswer, FileAsk, FileChannel } from './file-channel.js';
+import { FileStore } from './file-store.js';
+import { KeepPolicy, type SpaceFilesContext } from './keep-policy.js';
+import { FILES_AFTER_CHANGE_MS, READ_RETRY_MS } from './limits.js';
 import { type FileSource, PeerFileSource } from './source.js';
+
+export type { SpaceFilesContext } from './keep-policy.js';
 
 /** How far a file operation has got, in plaintext bytes. */
 export interface FileProgress {
@@ -51,33 +46,6 @@ export interface ReadFileOptions {
   signal?: AbortSignalLike;
 }
 
-/**
- * The space whose files these are: an open space, or a space a host holds without its key.
- * `OpenSpace` is one.
- */
-export interface FilesSpace {
-  readonly id: string;
-  readonly store: Store;
-  subscribe(listener: (change: { space: string; collections: string[] }) => void): () => void;
-  /**
-   * Whether `author` may write now, so its records stand. Without it (a holder, which can't
-   * read membership) every live head counts: what it took in was checked when it came.
-   */
-  mayWrite?(author: string): Promise<boolean>;
-}
-
-/** What a space's files need of the node. */
-export interface SpaceFilesContext {
-  now(): number;
-  limits(): FileLimits;
-  /** `fetchFiles: 'all'`: fetch and keep every named file (carriers, hosts). */
-  fetchAll: boolean;
-  /** Where to fetch from, in order: connected peers first, then the node's other sources. */
-  sources(): FileSource[];
-  /** The set of files held whole or named here may have changed. */
-  changed(): void;
-}
-
 /** Chunks written per store commit when adding a file: progress and abort checks between. */
 const CHUNKS_PER_WRITE = 16;
 const MAX_LABEL = 1_000;
@@ -85,52 +53,32 @@ const MAX_LABEL = 1_000;
 const SERVE_WAIT_MS = 10_000;
 
 export class SpaceFiles {
-  #passTimer: unknown;
-  /** When the first change not yet passed over came. */
-  #firstChange: number | undefined;
-  #passing: Promise<void> | undefined;
-  #passAgain = false;
   #closed = false;
-  #named: Set<string> | undefined;
-  /** Files nobody had when fetched ahead, and when. */
-  readonly #nobodyHad = new Map<string, number>();
-  /** Files being read or fetched: never dropped meanwhile. */
-  readonly #pinned = new Map<string, number>();
-  /** The source each fetch under way is asking now. */
-  readonly #askingNow = new Map<string, FileSource>();
-  /** One fetch per file at a time. */
-  readonly #busy = new Map<string, Promise<unknown>>();
+  readonly #activity: FileActivity;
+  readonly #policy: KeepPolicy;
   readonly #waiters = new Set<{ wake: () => void; fail: (e: unknown) => void }>();
 
   private constructor(
-    readonly space: FilesSpace,
+    readonly space: SpaceView,
     readonly files: FileStore,
     private readonly context: SpaceFilesContext,
-  ) {}
+  ) {
+    this.#activity = new FileActivity(files);
+    this.#policy = new KeepPolicy(space, files, this.#activity, context);
+  }
 
-  static async open(space: FilesSpace, context: SpaceFilesContext): Promise<SpaceFiles> {
+  static async open(space: SpaceView, context: SpaceFilesContext): Promise<SpaceFiles> {
     const files = new SpaceFiles(space, await FileStore.open(space.store), context);
-    files.#schedule(FILES_AFTER_CHANGE_MS);
+    files.#policy.schedule(FILES_AFTER_CHANGE_MS);
     return files;
   }
 
   // ——— events ———
 
-  /**
-   * Records changed: reads waiting ask again now; ahead and drops run about 2 s after the last
-   * change (a steady stream of changes still gets a pass every 4 s), so a relay that took the
-   * records in first has started its own fetch when this node asks it.
-   */
+  /** Records changed: reads waiting ask again now; the keep policy runs soon. */
   recordsChanged(): void {
-    this.#named = undefined;
     this.#wake();
-    const now = this.context.now();
-    this.#firstChange ??= now;
-    const wait = Math.min(
-      FILES_AFTER_CHANGE_MS,
-      this.#firstChange + 2 * FILES_AFTER_CHANGE_MS - now,
-    );
-    this.#schedule(Math.max(0, wait), true);
+    this.#policy.recordsChanged();
   }
 
   /** Another process wrote the store: what is held is read again, and reads ask again. */
@@ -142,22 +90,23 @@ export class SpaceFiles {
   /** A peer now shares the space: waiting reads ask again, and files nobody had are asked of it. */
   peerLinked(source: FileSource): void {
     this.#wake();
-    void this.#askNewPeer(source).catch(() => undefined);
+    void this.#policy.askNewPeer(source).catch(() => undefined);
   }
 
   /** New limits: applied now (dropping past `keep`, fetching what now fits `ahead`). */
   limitsChanged(delayMs: number): void {
-    this.#schedule(delayMs);
-    // Past keep, files go at once, even while a pass is busy fetching ahead.
-    setTimer(() => {
-      if (!this.#closed) void this.#keepWithinLimit().catch(() => undefined);
-    }, delayMs);
+    this.#policy.limitsChanged(delayMs);
+  }
+
+  /** Drops what nothing names, keeps within the limits, and fetches ahead, now. */
+  pass(): Promise<void> {
+    return this.#policy.pass();
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#passTimer !== undefined) clearTimer(this.#passTimer);
+    this.#policy.close();
     const error = new MincaError('closed', `space ${this.space.id} closed`);
     for (const w of this.#waiters) w.fail(error);
     this.#waiters.clear();
@@ -207,7 +156,7 @@ export class SpaceFiles {
     }
     const list = decodeList(encodeList(total, hashes));
     const id = list.id;
-    this.#pin(id);
+    this.#activity.pin(id);
     try {
       // Marked as added here before any chunk lands, so nothing drops a file half-written.
       await this.files.setOwn(id, this.context.now());
@@ -223,7 +172,7 @@ export class SpaceFiles {
       await this.files.drop(id, true).catch(() => undefined);
       throw error;
     } finally {
-      this.#unpin(id);
+      this.#activity.unpin(id);
     }
     this.context.changed();
     return {
@@ -257,7 +206,7 @@ export class SpaceFiles {
       out.set(openChunk(ref.key, ref.size, n, sealed), n * CHUNK_BYTES);
       opened.add(n);
     };
-    this.#pin(id);
+    this.#activity.pin(id);
     try {
       for (;;) {
         this.#check();
@@ -266,14 +215,12 @@ export class SpaceFiles {
         if (file?.list && file.list.size !== ref.size)
           throw wrongFile(id, 'its size is not the one named');
         if (!this.files.isWhole(id)) {
-          await this.#exclusive(id, () =>
-            this.#fetch(id, this.context.sources(), {
-              ...(signal ? { signal } : {}),
-              onChunks: progress,
-              onChunk: openFetched,
-              proceed: (list) => list.size === ref.size,
-            }),
-          );
+          await this.#activity.fetch(id, () => this.context.sources(), {
+            ...(signal ? { signal } : {}),
+            onChunks: progress,
+            onChunk: openFetched,
+            proceed: (list) => list.size === ref.size,
+          });
           const fetched = this.files.get(id);
           if (fetched?.list && fetched.list.size !== ref.size)
             throw wrongFile(id, 'its size is not the one named');
@@ -282,7 +229,7 @@ export class SpaceFiles {
           const bytes = await this.#open(id, ref, out, opened);
           if (bytes) {
             await this.files.setUsed(id, this.context.now());
-            this.#nobodyHad.delete(id);
+            this.#policy.had(id);
             progress();
             return bytes;
           }
@@ -291,8 +238,8 @@ export class SpaceFiles {
         await this.#waitForNews(signal);
       }
     } finally {
-      this.#unpin(id);
-      await this.#afterRead(id).catch(() => undefined);
+      this.#activity.unpin(id);
+      await this.#policy.afterRead(id).catch(() => undefined);
     }
   }
 
@@ -310,23 +257,6 @@ export class SpaceFiles {
       out.set(openChunk(ref.key, ref.size, n, sealed), n * CHUNK_BYTES);
     }
     return out;
-  }
-
-  /** A file bigger than `keep` goes once read; the rest of the limit is checked soon. */
-  async #afterRead(id: string): Promise<void> {
-    if (this.#closed || this.context.fetchAll) return;
-    const file = this.files.get(id);
-    if (
-      file &&
-      file.own === undefined &&
-      !this.#pinned.has(id) &&
-      file.list &&
-      sealedSize(file.list.size) > this.context.limits().keep
-    ) {
-      await this.files.drop(id, false);
-      this.context.changed();
-    }
-    this.#schedule(0);
   }
 
   #waitForNews(signal: AbortSignalLike | undefined): Promise<void> {
@@ -360,12 +290,12 @@ export class SpaceFiles {
   // ——— serving ———
 
   /** Answers a peer's request: the list if asked and held, and each chunk held. */
-  async serve(ask: FileAsk, from?: Peer): Promise<FileAnswer> {
+  async serve(ask: FileAsk, from?: FileChannel): Promise<FileAnswer> {
     // Being fetched here right now (a relay, a host): answer once that fetch is done, so the
     // asker doesn't conclude nobody has it and wait 10 minutes. Not when the fetch is asking
     // the asker itself: two peers would wait on each other.
-    const busy = this.#busy.get(ask.id);
-    const asking = this.#askingNow.get(ask.id);
+    const busy = this.#activity.busy(ask.id);
+    const asking = this.#activity.askingNow(ask.id);
     const mutual = asking instanceof PeerFileSource && asking.peer === from;
     if (busy && !mutual && !this.files.isWhole(ask.id)) {
       let timer: unknown;
@@ -383,203 +313,36 @@ export class SpaceFiles {
     return { ...(ask.list && file?.list ? { list: file.list.bytes } : {}), chunks };
   }
 
-  // ——— what is named, kept and fetched ———
+  // ——— what mirrors and the node see ———
 
   /** Files named by the live heads of records that stand. */
-  async named(): Promise<Set<string>> {
-    if (this.#named) return this.#named;
-    const store = this.space.store;
-    const named = new Set<string>();
-    const mayWrite = async (author: string) => (await this.space.mayWrite?.(author)) ?? true;
-    for (const name of store.collectionNames()) {
-      for (const record of store.collection(name)!.records.values()) {
-        const winner = record.winner();
-        if (!winner || winner.deleted || !(await mayWrite(winner.author))) continue;
-        for (const meta of record.heads) {
-          if (meta.deleted || meta.files.length === 0) continue;
-          if (meta !== winner && !(await mayWrite(meta.author))) continue;
-          for (const f of meta.files) named.add(f);
-        }
-      }
-    }
-    this.#named = named;
-    return named;
+  named(): Promise<Set<string>> {
+    return this.#policy.named();
   }
 
-  /** Runs a pass `ms` from now, unless one is due sooner; `postpone` moves a pending one. */
-  #schedule(ms: number, postpone = false): void {
-    if (this.#closed) return;
-    if (this.#passTimer !== undefined) {
-      if (ms > 0 && !postpone) return;
-      clearTimer(this.#passTimer);
-    }
-    this.#passTimer = setTimer(() => {
-      this.#passTimer = undefined;
-      this.#firstChange = undefined;
-      void this.pass().catch(() => undefined);
-    }, ms);
+  /** Every file held whole here. */
+  whole(): string[] {
+    return [...this.files.all()].filter((f) => this.files.isWhole(f.id)).map((f) => f.id);
   }
 
-  /** Drops what nothing names, keeps within the limits, and fetches ahead. One at a time. */
-  async pass(): Promise<void> {
-    if (this.#passing) {
-      this.#passAgain = true;
-      return this.#passing;
-    }
-    this.#passing = (async () => {
-      do {
-        this.#passAgain = false;
-        if (this.#closed) return;
-        await this.#dropUnnamed();
-        await this.#keepWithinLimit();
-        await this.#fetchAhead();
-        await this.#keepWithinLimit();
-        // What is named may have changed with the records, even where nothing was fetched.
-        this.context.changed();
-      } while (this.#passAgain && !this.#closed);
-    })().finally(() => {
-      this.#passing = undefined;
-    });
-    return this.#passing;
+  /** A file's chunk list as stored, with its chunk count, if held. */
+  list(id: string): { bytes: Uint8Array; chunks: number } | undefined {
+    const list = this.files.get(id)?.list;
+    return list && { bytes: list.bytes, chunks: list.hashes.length };
   }
 
-  async #dropUnnamed(): Promise<void> {
-    const named = await this.named();
-    const now = this.context.now();
-    let changed = false;
-    for (const file of [...this.files.all()]) {
-      if (named.has(file.id)) {
-        // Named now: from here on it follows records like any other.
-        if (file.own !== undefined && file.own > 0) await this.files.setOwn(file.id, 0);
-        continue;
-      }
-      if (this.#pinned.has(file.id)) continue;
-      if (file.own !== undefined && file.own > 0 && now - file.own < UNNAMED_OWN_MS) continue;
-      await this.files.drop(file.id, true);
-      this.#nobodyHad.delete(file.id);
-      changed = true;
-    }
-    if (changed) this.context.changed();
+  /** Sealed chunk `n` of a file, if held (checked against its list). */
+  chunk(id: string, n: number): Promise<Uint8Array | undefined> {
+    return this.files.chunk(id, n);
   }
 
-  /** Bytes of files this device didn't add. */
-  #limited(): HeldFile[] {
-    return [...this.files.all()].filter((f) => f.own === undefined && f.bytes > 0);
+  /** Calls `listener` when the files held whole or named may have changed; gives the unsubscribe. */
+  subscribe(listener: () => void): () => void {
+    return this.context.subscribe(listener);
   }
-
-  async #keepWithinLimit(): Promise<void> {
-    if (this.context.fetchAll) return;
-    const keep = this.context.limits().keep;
-    const limited = this.#limited();
-    let total = limited.reduce((sum, f) => sum + f.bytes, 0);
-    if (total <= keep) return;
-    const target = keep * KEEP_DOWN_TO;
-    const whole = (f: HeldFile) => (this.files.isWhole(f.id) ? 1 : 0);
-    const order = limited
-      .filter((f) => !this.#pinned.has(f.id))
-      .sort((a, b) => whole(a) - whole(b) || (a.used ?? 0) - (b.used ?? 0));
-    for (const file of order) {
-      if (total <= target) break;
-      total -= file.bytes;
-      await this.files.drop(file.id, false);
-    }
-    this.context.changed();
-  }
-
-  async #fetchAhead(): Promise<void> {
-    const now = this.context.now();
-    for (const id of [...(await this.named())]) {
-      if (this.#closed) return;
-      if (this.files.isWhole(id)) continue;
-      if (!this.context.fetchAll && this.files.wasDropped(id)) continue;
-      const had = this.#nobodyHad.get(id);
-      if (had !== undefined && now - had < NOBODY_HAD_MS) continue;
-      const result = await this.#fetchUnread(id, this.context.sources());
-      if (result === 'nobody') this.#nobodyHad.set(id, this.context.now());
-    }
-  }
-
-  /** Fetches a file nobody is reading, if it fits the limits. */
-  async #fetchUnread(id: string, sources: FileSource[]): Promise<string> {
-    if (sources.length === 0) return 'nobody';
-    this.#pin(id);
-    try {
-      const result = await this.#exclusive(id, () =>
-        this.#fetch(id, sources, { proceed: (list) => this.#fits(id, list.size) }),
-      );
-      if (result === 'whole') {
-        await this.files.setUsed(id, this.context.now());
-        this.#nobodyHad.delete(id);
-        this.context.changed();
-      }
-      return result;
-    } finally {
-      this.#unpin(id);
-    }
-  }
-
-  /** Whether a file of `size` is fetched unread: up to `ahead`, and within `keep` with the rest. */
-  #fits(id: string, size: number): boolean {
-    if (this.context.fetchAll) return true;
-    const { ahead, keep } = this.context.limits();
-    if (size > ahead) return false;
-    const others = this.#limited().reduce((sum, f) => (f.id === id ? sum : sum + f.bytes), 0);
-    return others + sealedSize(size) <= keep;
-  }
-
-  async #askNewPeer(source: FileSource): Promise<void> {
-    for (const id of [...this.#nobodyHad.keys()]) {
-      if (this.#closed) return;
-      if (this.files.isWhole(id) || !(await this.named()).has(id)) {
-        this.#nobodyHad.delete(id);
-        continue;
-      }
-      await this.#fetchUnread(id, [source]);
-    }
-  }
-
-  // ——— helpers ———
 
   #check(): void {
     if (this.#closed) throw new MincaError('closed', `space ${this.space.id} is closed`);
-  }
-
-  #pin(id: string): void {
-    this.#pinned.set(id, (this.#pinned.get(id) ?? 0) + 1);
-  }
-
-  #unpin(id: string): void {
-    const n = (this.#pinned.get(id) ?? 1) - 1;
-    if (n <= 0) this.#pinned.delete(id);
-    else this.#pinned.set(id, n);
-  }
-
-  async #fetch(id: string, sources: FileSource[], options: FetchOptions): Promise<FetchResult> {
-    try {
-      return await fetchFile(this.files, id, sources, {
-        ...options,
-        onSource: (source) => this.#askingNow.set(id, source),
-      });
-    } finally {
-      this.#askingNow.delete(id);
-    }
-  }
-
-  /** Runs `work` once every earlier fetch of the same file has ended. */
-  async #exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
-    const before = this.#busy.get(id) ?? Promise.resolve();
-    const run = before.then(work, work);
-    const settled = run.catch(() => undefined);
-    this.#busy.set(id, settled);
-    void settled.then(() => {
-      if (this.#busy.get(id) === settled) this.#busy.delete(id);
-    });
-    return run;
-  }
-
-  /** Every file held whole here, for mirrors. */
-  whole(): string[] {
-    return [...this.files.all()].filter((f) => this.files.isWhole(f.id)).map((f) => f.id);
   }
 }
 

@@ -6,14 +6,10 @@
 import type { MirrorConfig, StoreFactory } from '../adapter.js';
 import type { BlobStore } from '../blob-store.js';
 import { isMincaError, MincaError } from '../errors.js';
-import type { MirrorFileSource } from './mirror-files.js';
+import type { SpaceView } from '../space/space-view.js';
+import type { MirroredFiles, MirrorFileSource } from './mirror-files.js';
 import { MirrorState, mirrorStatePath } from './mirror-state.js';
-import {
-  type MirrorErrorContext,
-  type MirroredSpace,
-  type MirrorStatus,
-  SpaceMirror,
-} from './space-mirror.js';
+import { type MirrorErrorContext, type MirrorStatus, SpaceMirror } from './space-mirror.js';
 
 /** Push delay when a mirror's config gives none, ms. */
 export const DEFAULT_PUSH_DELAY_MS = 5_000;
@@ -68,7 +64,8 @@ export class SpaceMirrors {
 
   /** Starts every mirror of `space`. A mirror whose state store won't open is reported and left out. */
   static async start(
-    space: MirroredSpace,
+    space: SpaceView,
+    files: MirroredFiles | undefined,
     stores: StoreFactory,
     mirrors: readonly ResolvedMirror[],
     onError: MirrorErrorListener | undefined,
@@ -78,7 +75,7 @@ export class SpaceMirrors {
     for (const [index, mirror] of mirrors.entries()) {
       try {
         const state = await MirrorState.open(await stores.open(mirrorStatePath(space.id, index)));
-        started.push(SpaceMirror.start(space, state, { index, ...mirror, onError }, now));
+        started.push(SpaceMirror.start(space, files, state, { index, ...mirror, onError }, now));
       } catch (error) {
         const e = isMincaError(error)
           ? error

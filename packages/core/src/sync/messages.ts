@@ -4,6 +4,8 @@
  */
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { MincaError } from '../errors.js';
+import { MAX_CERTIFICATE_BYTES } from '../identity/certificate.js';
+import { MAX_CHAIN } from '../identity/writer-chain.js';
 import { SPACE_ID } from '../ids.js';
 import { isCollectionName } from '../names.js';
 import { MAX_VERSION_BYTES } from '../version.js';
@@ -22,14 +24,24 @@ export const MAX_SPACES = 10_000;
 export type Message =
   /** Opens a connection: who I say I am, and a nonce for you to sign. */
   | { t: 'hi'; v: number; d: string; n: Uint8Array }
-  /** Proves `hi`'s DID: a signature over both DIDs and both nonces. */
-  | { t: 'auth'; g: Uint8Array }
+  /**
+   * Proves `hi`'s DID: a signature over both DIDs and both nonces; `c`, the certificates that
+   * tie that key to its account (spec 05 §6), when it has any.
+   */
+  | { t: 'auth'; g: Uint8Array; c?: Uint8Array[] }
   /**
    * Sent once the peer proved its DID, and again when more become shared: the spaces I will
    * sync with it, and the versions giving me my role there, so a peer that doesn't know me yet can.
    * `p`: to a holder (spec 05 §7.3), [space, access DID, access proof] for the spaces it may hold.
+   * `m`: probes, one per space I hold and did not name to you, which a member of it can match.
    */
-  | { t: 'spaces'; s: string[]; a?: Uint8Array[]; p?: Array<[string, string, Uint8Array]> }
+  | {
+      t: 'spaces';
+      s: string[];
+      a?: Uint8Array[];
+      p?: Array<[string, string, Uint8Array]>;
+      m?: Uint8Array[];
+    }
   /** Where I am in a space: its fingerprint, and each collection's version count. */
   | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]> }
   /** One Negentropy message of a reconciliation of one collection. */
@@ -99,10 +111,20 @@ export function decodeMessage(frame: Uint8Array): Message {
         n: bytes(m.n, 32, 'nonce', 32),
       };
     case 'auth':
-      exactKeys(m, ['t', 'g']);
-      return { t: 'auth', g: bytes(m.g, 64, 'signature', 64) };
+      exactKeys(m, ['t', 'g'], ['c']);
+      return {
+        t: 'auth',
+        g: bytes(m.g, 64, 'signature', 64),
+        ...(m.c === undefined
+          ? {}
+          : {
+              c: list(m.c, MAX_CHAIN, 'certificates').map((c) =>
+                bytes(c, MAX_CERTIFICATE_BYTES, 'certificate'),
+              ),
+            }),
+      };
     case 'spaces':
-      exactKeys(m, ['t', 's'], ['a', 'p']);
+      exactKeys(m, ['t', 's'], ['a', 'p', 'm']);
       return {
         t: 'spaces',
         s: list(m.s, MAX_SPACES, 'spaces').map(space),
@@ -125,6 +147,9 @@ export function decodeMessage(frame: Uint8Array): Message {
                 ];
               }),
             }),
+        ...(m.m === undefined
+          ? {}
+          : { m: list(m.m, MAX_SPACES, 'probes').map((p) => bytes(p, 16, 'probe', 16)) }),
       };
     case 'hello':
       exactKeys(m, ['t', 's', 'f', 'c']);

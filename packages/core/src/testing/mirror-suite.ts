@@ -10,6 +10,7 @@ import type { MincaError } from '../errors.js';
 import { parseSegmentKey } from '../mirror/segment.js';
 import type { MirrorErrorContext } from '../mirror/space-mirror.js';
 import { createNode, type MincaNode } from '../node.js';
+import { fingerprint } from './converged.js';
 
 export interface MirrorTestContext {
   /** A fresh, empty blob store. */
@@ -39,9 +40,6 @@ function device(context: MirrorTestContext): Device {
       }),
   };
 }
-
-const fingerprint = async (node: MincaNode, space: string) =>
-  (await node.spaces.status(space)).fingerprint;
 
 async function twoDevicesMeet(context: MirrorTestContext): Promise<void> {
   const [one, two] = [device(context), device(context)];

@@ -9,6 +9,7 @@ import type { SigningKey } from '../keys.js';
 import { createNode, type MincaNode } from '../node.js';
 import { createMemoryTransportPair } from '../sync/memory-transport.js';
 import { sleep } from '../timers.js';
+import { fingerprint } from './converged.js';
 
 /** A fresh factory, and how to get the same storage back after a restart. */
 export interface RecordsTestContext {
@@ -197,7 +198,7 @@ export function runRecordsTests(name: string, setup: () => Promise<RecordsTestCo
       const [ta, tb] = createMemoryTransportPair();
       a.connect(ta);
       b.connect(tb);
-      const print = async (n: MincaNode) => (await n.spaces.status(space)).fingerprint;
+      const print = (n: MincaNode) => fingerprint(n, space);
       for (let i = 0; i < 500 && (await print(a)) !== (await print(b)); i++) {
         await sleep(10);
       }

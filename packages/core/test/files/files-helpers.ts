@@ -1,8 +1,10 @@
-import { createNode, type MincaNode, type NodeConfig } from '../../src/node.js';
+import type { MincaNode } from '../../src/node.js';
 import { createMemoryTransportPair } from '../../src/sync/memory-transport.js';
 import type { Message } from '../../src/sync/messages.js';
-import { fakeStores } from '../fake-adapter.js';
-import { watched } from './clock.js';
+import { fingerprint } from '../sync-helpers.js';
+import { watched, within } from './clock.js';
+
+export { nodeWith } from '../sync-helpers.js';
 
 /** Deterministic bytes of length `n`, different per `seed`. */
 export function sample(n: number, seed = 1): Uint8Array {
@@ -21,8 +23,13 @@ export const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buff
 export const whole = async (node: MincaNode, space: string) =>
   new Set(await node.files.whole(space));
 
-export const nodeWith = (config: Partial<NodeConfig> = {}) =>
-  createNode({ stores: fakeStores(), ...config });
+/** Moves the fake clock until `a` and `b` hold the same versions of `space`, within 20 s. */
+export const level = (a: MincaNode, b: MincaNode, space: string) =>
+  within(
+    20_000,
+    async () => (await fingerprint(a, space)) === (await fingerprint(b, space)),
+    'sync',
+  );
 
 /**
  * Connects `a` and `b` over watched transports: `toA.sent` counts what b sends a, `toB.sent`

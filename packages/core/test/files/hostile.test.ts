@@ -1,32 +1,16 @@
 // Bad input from peers and sources: a chunk whose hash does not match, a list that does not hash
 // to the file id, a chunk moved out of its place, more than was asked, malformed messages. The
 // chunk is refused, the source moved past, nothing bad is stored, and the read completes.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_BYTES, sealFile } from '../../src/files/chunks.js';
 import type { FileSource } from '../../src/files/source.js';
-import type { MincaNode } from '../../src/node.js';
 import { randomKey } from '../../src/seal.js';
 import { decodeMessage, encodeMessage, type Message } from '../../src/sync/messages.js';
-import { sharedSpace } from '../sync-helpers.js';
-import { advance, drive, useFakeClock, within } from './clock.js';
-import { asks, link, nodeWith, same, sample } from './files-helpers.js';
+import { nodeFixture, sharedSpace } from '../sync-helpers.js';
+import { advance, drive, within } from './clock.js';
+import { asks, level, link, same, sample } from './files-helpers.js';
 
-let nodes: MincaNode[] = [];
-const make = async () => {
-  const node = await nodeWith();
-  nodes.push(node);
-  return node;
-};
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
-
-const fingerprint = async (n: MincaNode, s: string) => (await n.spaces.status(s)).fingerprint;
-const level = (a: MincaNode, b: MincaNode, s: string) =>
-  within(20_000, async () => (await fingerprint(a, s)) === (await fingerprint(b, s)), 'sync');
+const { make } = nodeFixture({ fakeClock: true });
 const flip = (bytes: Uint8Array) => {
   const out = bytes.slice();
   out[out.length >> 1]! ^= 1;

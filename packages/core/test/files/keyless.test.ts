@@ -1,21 +1,18 @@
 // A host or carrier keeps files without the space key: its space has a store and no
 // membership to read, and it checks every list and chunk against the file id all the same.
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
 import { NodeFiles } from '../../src/files/node-files.js';
 import type { FileSource } from '../../src/files/source.js';
-import type { FilesSpace } from '../../src/files/space-files.js';
-import { createNode, type MincaNode } from '../../src/node.js';
+import { createNode } from '../../src/node.js';
+import { HeldSpace } from '../../src/space/held-space.js';
 import { Store } from '../../src/store.js';
 import { decodeVersion } from '../../src/version.js';
 import { type Data, fakeStores } from '../fake-adapter.js';
-import { until } from '../sync-helpers.js';
+import { nodeFixture, until } from '../sync-helpers.js';
 import { same, sample } from './files-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const n of nodes.splice(0)) await n.close();
-});
+const { nodes } = nodeFixture();
 
 it('fetches, keeps and serves files with no key, checking them against their ids', async () => {
   const backing = new Map<string, Data>();
@@ -28,16 +25,8 @@ it('fetches, keeps and serves files with no key, checking them against their ids
   // The holder's space: the versions as they came (sealed), a store, no key.
   const store = await Store.open(await fakeStores().open(`spaces/${space}`));
   const sealed = backing.get(`spaces/${space}`)!.versions.get(post.version)!;
-  await store.commit({ versions: [decodeVersion(sealed)] });
-  const listeners = new Set<(c: { space: string; collections: string[] }) => void>();
-  const held: FilesSpace = {
-    id: space,
-    store,
-    subscribe: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-  };
+  const entry = { id: space, access: a.did, offeredBy: a.did, added: 0 };
+  const held = await HeldSpace.open(entry, store, {});
   const keeper = new NodeFiles(Date.now, true);
   let tampered = 0;
   const source: FileSource = {
@@ -52,7 +41,7 @@ it('fetches, keeps and serves files with no key, checking them against their ids
   };
   keeper.addSources(() => [source, { ...source, name: 'a again' }]);
   const files = await keeper.opened(held);
-  for (const l of listeners) l({ space, collections: ['app.post'] });
+  await held.takeIn([decodeVersion(sealed)]);
   await until(async () => files.whole().includes(ref.$file), 10_000, 'the holder fetching');
   for (let n = 0; n < 4; n++)
     expect(

@@ -1,33 +1,19 @@
 // One test per rule of "What a device keeps": ahead, keep, never dropping what was added here
 // or is being read, files larger than keep, dropped files not refetched unread, 'all', and
 // files of records that don't stand.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
 import { DEFAULT_FILE_LIMITS } from '../../src/files/limits.js';
 import type { FileSource } from '../../src/files/source.js';
 import type { MincaNode } from '../../src/node.js';
-import { sharedSpace } from '../sync-helpers.js';
-import { advance, drive, useFakeClock, within } from './clock.js';
-import { asks, link, nodeWith, same, sample, whole } from './files-helpers.js';
+import { nodeFixture, sharedSpace } from '../sync-helpers.js';
+import { advance, drive, within } from './clock.js';
+import { asks, level, link, same, sample, whole } from './files-helpers.js';
 
-let nodes: MincaNode[] = [];
-const make = async (config = {}) => {
-  const node = await nodeWith(config);
-  nodes.push(node);
-  return node;
-};
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
+const { make } = nodeFixture({ fakeClock: true });
 
 /** Sealed bytes of `n` full chunks. */
 const chunks = (n: number) => n * (CHUNK_BYTES + 40);
-const fingerprint = async (n: MincaNode, s: string) => (await n.spaces.status(s)).fingerprint;
-const level = (a: MincaNode, b: MincaNode, s: string) =>
-  within(20_000, async () => (await fingerprint(a, s)) === (await fingerprint(b, s)), 'sync');
 const holds = async (n: MincaNode, s: string, id: string) => (await whole(n, s)).has(id);
 const settle = () => advance(4_000, 50);
 

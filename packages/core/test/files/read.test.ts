@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
-import type { MincaNode } from '../../src/node.js';
-import { connect, converged, newNode, sharedSpace, until } from '../sync-helpers.js';
+import { connect, converged, nodeFixture, sharedSpace, until } from '../sync-helpers.js';
 import { same, sample, whole } from './files-helpers.js';
 
-const nodes: MincaNode[] = [];
-const track = async () => {
-  const node = await newNode();
-  nodes.push(node);
-  return node;
-};
-afterEach(async () => {
-  for (const n of nodes.splice(0)) await n.close();
-});
+const { nodes, make: track } = nodeFixture();
 
 describe('addFile and readFile', () => {
   it('adds a file in chunks and reads it back here, with progress', async () => {

@@ -1,17 +1,14 @@
 // What files leave in the store: they outlast a restart, a damaged chunk is fetched again, and
 // listeners hear of changes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
-import { createNode, type MincaNode } from '../../src/node.js';
+import { createNode } from '../../src/node.js';
 import type { Data } from '../fake-adapter.js';
 import { fakeStores } from '../fake-adapter.js';
-import { connect, converged, sharedSpace, until } from '../sync-helpers.js';
+import { connect, converged, nodeFixture, sharedSpace, until } from '../sync-helpers.js';
 import { same, sample } from './files-helpers.js';
 
-const nodes: MincaNode[] = [];
-afterEach(async () => {
-  for (const n of nodes.splice(0)) await n.close();
-});
+const { nodes } = nodeFixture();
 
 describe('files in the store', () => {
   it('keeps a file across a restart, and its own/used entries', async () => {

@@ -1,31 +1,20 @@
 // The scene: A adds a 20 MiB video and a 200 KiB photo and goes away. B fetched the
 // photo ahead but not the video; B reads the video; C then reads it from B, checking every
 // chunk, past a peer that tampers with what it sends.
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import type { MincaNode } from '../../src/node.js';
+import { expect, it } from 'vitest';
 import { decodeMessage, encodeMessage } from '../../src/sync/messages.js';
-import { sharedSpace } from '../sync-helpers.js';
-import { advance, drive, useFakeClock, within } from './clock.js';
-import { asks, link, nodeWith, same, sample } from './files-helpers.js';
+import { nodeFixture, sharedSpace } from '../sync-helpers.js';
+import { advance, drive, within } from './clock.js';
+import { asks, level, link, nodeWith, same, sample } from './files-helpers.js';
 
-let nodes: MincaNode[] = [];
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
-
-const fingerprint = async (n: MincaNode, s: string) => (await n.spaces.status(s)).fingerprint;
-const level = (a: MincaNode, b: MincaNode, s: string) =>
-  within(20_000, async () => (await fingerprint(a, s)) === (await fingerprint(b, s)), 'sync');
+const { nodes } = nodeFixture({ fakeClock: true });
 
 it('three nodes: photo ahead, video on reading, passed on from B, a tampering peer skipped', async () => {
   const a = await nodeWith();
   const b = await nodeWith();
   const c = await nodeWith();
   const t = await nodeWith({ fetchFiles: 'all' });
-  nodes = [a, b, c, t];
+  nodes.push(a, b, c, t);
   const space = await sharedSpace(a, [b, c, t]);
   const videoBytes = sample(20 * 1024 * 1024, 1);
   const photoBytes = sample(200 * 1024, 2);

@@ -1,31 +1,41 @@
 // The files' timing rules, on a fake clock: fetching ahead ~2 s after records change, the
 // 10-minute rest for a file nobody had, reads asking again, dropping what nothing names.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FileRef } from '../../src/file-ref.js';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
 import { FILE_REQUEST_TIMEOUT_MS } from '../../src/files/source.js';
 import type { MincaNode } from '../../src/node.js';
-import { sharedSpace } from '../sync-helpers.js';
-import { advance, useFakeClock, within } from './clock.js';
-import { asks, link, nodeWith, same, sample, whole } from './files-helpers.js';
+import { nodeFixture, sharedSpace } from '../sync-helpers.js';
+import { advance, within } from './clock.js';
+import { asks, level, link, same, sample, whole } from './files-helpers.js';
 
-let nodes: MincaNode[] = [];
-const make = async (config = {}) => {
-  const node = await nodeWith(config);
-  nodes.push(node);
-  return node;
-};
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
-
-const fingerprint = async (n: MincaNode, s: string) => (await n.spaces.status(s)).fingerprint;
-const level = (a: MincaNode, b: MincaNode, s: string) =>
-  within(20_000, async () => (await fingerprint(a, s)) === (await fingerprint(b, s)), 'sync');
+const { make } = nodeFixture({ fakeClock: true });
 const holds = async (n: MincaNode, s: string, id: string) => (await whole(n, s)).has(id);
+
+/**
+ * A's record names a file (`bytes`) only A has; A leaves after C has the record. B meets only
+ * C, which has the record and not the file. With `bAhead` false, B fetches nothing ahead either.
+ */
+async function nobodyHasTheFile(bytes = sample(1000), bAhead = true) {
+  const [a, b, c] = [await make(), await make(), await make()];
+  const space = await sharedSpace(a, [b, c]);
+  for (const n of bAhead ? [c] : [b, c]) await n.setFileLimits({ ahead: 0 });
+  const ref = await a.records.addFile(space, bytes);
+  await a.records.put(space, 'app.post', { ref });
+  const ac = link(a, c);
+  await level(a, c, space);
+  ac.peerOfA.close();
+  const bc = link(b, c);
+  await level(b, c, space);
+  return { a, b, c, space, ref, bc };
+}
+
+/** {@link nobodyHasTheFile}, once B's fetch ahead has asked C: `asked` is how many times. */
+async function askedOnce() {
+  const scene = await nobodyHasTheFile();
+  await advance(2_500);
+  return { ...scene, asked: asks(scene.bc.fromA) };
+}
 
 describe('files on a fake clock', () => {
   it('fetches a file ahead about 2 s after the record naming it arrives', async () => {
@@ -46,19 +56,7 @@ describe('files on a fake clock', () => {
   });
 
   it('does not ask everyone again for 10 minutes for a file nobody had, but asks each peer that connects', async () => {
-    const [a, b, c] = [await make(), await make(), await make()];
-    const space = await sharedSpace(a, [b, c]);
-    await c.setFileLimits({ ahead: 0 });
-    const ref = await a.records.addFile(space, sample(1000));
-    await a.records.put(space, 'app.post', { ref });
-    const ac = link(a, c);
-    await level(a, c, space);
-    ac.peerOfA.close();
-    // B meets only C, which has the record and not the file.
-    const bc = link(b, c);
-    await level(b, c, space);
-    await advance(2_500);
-    const asked = asks(bc.fromA);
+    const { a, b, c, space, ref, bc, asked } = await askedOnce();
     expect(asked).toBeGreaterThan(0);
     expect(await holds(b, space, ref.$file)).toBe(false);
     // Records change again, twice, within 10 minutes: C is not asked again.
@@ -75,35 +73,15 @@ describe('files on a fake clock', () => {
   });
 
   it('asks everyone again once 10 minutes have passed', async () => {
-    const [a, b, c] = [await make(), await make(), await make()];
-    const space = await sharedSpace(a, [b, c]);
-    await c.setFileLimits({ ahead: 0 });
-    const ref = await a.records.addFile(space, sample(1000));
-    await a.records.put(space, 'app.post', { ref });
-    const ac = link(a, c);
-    await level(a, c, space);
-    ac.peerOfA.close();
-    const bc = link(b, c);
-    await level(b, c, space);
-    await advance(2_500);
-    const asked = asks(bc.fromA);
+    const { c, space, bc, asked } = await askedOnce();
     await advance(10 * 60_000, 2_000);
     await c.records.put(space, 'app.note', { n: 1 });
     await within(5_000, () => asks(bc.fromA) > asked, 'a new ask');
   });
 
   it('a read nobody can answer asks again every 15 s, when records change and when a peer connects', async () => {
-    const [a, b, c] = [await make(), await make(), await make()];
-    const space = await sharedSpace(a, [b, c]);
-    for (const n of [b, c]) await n.setFileLimits({ ahead: 0 });
     const bytes = sample(2 * CHUNK_BYTES + 3);
-    const ref = await a.records.addFile(space, bytes);
-    await a.records.put(space, 'app.post', { ref });
-    const ac = link(a, c);
-    await level(a, c, space);
-    ac.peerOfA.close();
-    const bc = link(b, c);
-    await level(b, c, space);
+    const { a, b, c, space, ref, bc } = await nobodyHasTheFile(bytes, false);
     // B's fetch ahead asks C first (for the list only, as ahead is 0), and learns it lacks it.
     await within(10_000, () => asks(bc.fromA) > 0, 'the fetch ahead');
     await advance(1_000);

@@ -5,21 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blob-store.ts';
+import { seededRandom as random } from '../../src/testing/seeded-random.ts';
 import { fakeBlobStore } from '../fake-adapter.ts';
 import { fingerprint } from '../sync-helpers.ts';
 import { idsInMirror, mirroredNode } from './mirror-helpers.ts';
-
-/** mulberry32: a small seeded generator, so a failing seed can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `inner` with random delays, and a listing that lags behind puts and deletes. Before each

@@ -3,24 +3,24 @@
  * member pushes through the host, and another member that only ever reads the bucket gets
  * every version and file. What comes in from the mirror passes the holder's checks and policy.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blob-store.ts';
 import type { MincaError } from '../../src/errors.ts';
 import type { DataOffer } from '../../src/hosting/holding-policy.ts';
-import { createNode, type MincaNode, type NodeConfig } from '../../src/node.ts';
-import { fakeBlobStore, fakeStores } from '../fake-adapter.ts';
-import { connect, converged, fingerprint, newNode, sharedSpace, until } from '../sync-helpers.ts';
+import type { MincaNode } from '../../src/node.ts';
+import { fakeBlobStore } from '../fake-adapter.ts';
+import {
+  connect,
+  converged,
+  fingerprint,
+  newNode,
+  nodeFixture,
+  sharedSpace,
+  until,
+} from '../sync-helpers.ts';
 import { idsInMirror } from './mirror-helpers.ts';
 
-const nodes: MincaNode[] = [];
-const make = async (config: Omit<NodeConfig, 'stores'>) => {
-  const node = await createNode({ stores: fakeStores(), ...config });
-  nodes.push(node);
-  return node;
-};
-afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.close();
-});
+const { nodes, make } = nodeFixture();
 
 /** An owner's space with `posts` records and one file, held by `host` after one meeting. */
 async function hostedSpace(

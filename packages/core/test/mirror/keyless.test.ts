@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MirrorState } from '../../src/mirror/mirror-state.ts';
-import { type MirroredSpace, SpaceMirror } from '../../src/mirror/space-mirror.ts';
+import { SpaceMirror } from '../../src/mirror/space-mirror.ts';
+import { HeldSpace } from '../../src/space/held-space.ts';
 import { Store } from '../../src/store.ts';
 import { fakeBlobStore, fakeStores } from '../fake-adapter.ts';
 import { fingerprint } from '../sync-helpers.ts';
@@ -26,21 +27,18 @@ describe('mirroring without the space key', () => {
     // space (the mirror checks both); who may write is the space's to judge, not the holder's.
     const stores = fakeStores();
     const store = await Store.open(await stores.open(`spaces/${space}`));
-    const held: MirroredSpace = {
-      id: space,
-      store,
-      key: undefined,
-      mayTakeIn: async () => true,
-      takeIn: (versions) => store.commit({ versions }),
-    };
+    const entry = { id: space, access: a.node.did, offeredBy: a.node.did, added: 0 };
+    const held = await HeldSpace.open(entry, store, {});
     const options = { pushDelayMs: 5000, pullIntervalMs: 0 };
     const from = SpaceMirror.start(
       held,
+      undefined,
       await MirrorState.open(await stores.open(`mirrors/${space}/0`)),
       { index: 0, store: first, ...options },
     );
     const to = SpaceMirror.start(
       held,
+      undefined,
       await MirrorState.open(await stores.open(`mirrors/${space}/1`)),
       { index: 1, store: second, ...options },
     );

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fakeBlobStore } from '../fake-adapter.ts';
-import { mirroredNode } from './mirror-helpers.ts';
+import { mirroredNode, twoDevices } from './mirror-helpers.ts';
 
 const bytesOf = (n: number, seed: number) => new Uint8Array(n).map((_, i) => (i * seed) & 0xff);
 
 describe('files in mirrors', () => {
   it('a file goes to the mirror with its list, is read from there, and goes when unnamed', async () => {
-    const bucket = fakeBlobStore();
-    const a = await mirroredNode([bucket]);
-    const b = await mirroredNode([bucket]);
-    const { id: space } = await a.node.spaces.create();
-    await a.node.spaces.setRole(space, b.node.did, 'writer');
-    const ticket = await a.node.spaces.share(space, b.node.did);
+    const { a, b, space, ticket, bucket } = await twoDevices();
     const bytes = bytesOf(600 * 1024, 7); // three chunks
     const photo = await a.node.records.addFile(space, bytes, { mime: 'image/png', name: 'p.png' });
     const post = await a.node.records.put(space, 'app.post', { text: 'look', photo });
@@ -40,12 +34,7 @@ describe('files in mirrors', () => {
   });
 
   it('a damaged chunk in the mirror is refused, and the read waits for a good copy', async () => {
-    const bucket = fakeBlobStore();
-    const a = await mirroredNode([bucket]);
-    const b = await mirroredNode([bucket]);
-    const { id: space } = await a.node.spaces.create();
-    await a.node.spaces.setRole(space, b.node.did, 'writer');
-    const ticket = await a.node.spaces.share(space, b.node.did);
+    const { a, b, space, ticket, bucket } = await twoDevices();
     const bytes = bytesOf(300 * 1024, 3);
     const doc = await a.node.records.addFile(space, bytes, { name: 'd.bin' });
     await a.node.records.put(space, 'app.doc', { doc });

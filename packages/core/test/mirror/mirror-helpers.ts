@@ -4,7 +4,7 @@ import type { MirrorErrorContext } from '../../src/index.ts';
 import { decodeSegment, parseSegmentKey } from '../../src/mirror/segment.ts';
 import { createNode, type NodeConfig } from '../../src/node.ts';
 import { decodeVersion } from '../../src/version.ts';
-import { type Data, fakeStores } from '../fake-adapter.ts';
+import { type Data, fakeBlobStore, fakeStores } from '../fake-adapter.ts';
 
 /** A node over fake stores kept in `backing` (so it can restart), mirroring to `mirrors`. */
 export async function mirroredNode(
@@ -18,6 +18,22 @@ export async function mirroredNode(
     onMirrorError: (error, where) => errors.push({ error, where }),
   });
   return { node, backing, errors };
+}
+
+/**
+ * Owner A and writer B of one space, each with its own stores, both mirroring to `bucket`
+ * (through `mirror`, a mirror config over it, when given).
+ */
+export async function twoDevices(
+  bucket = fakeBlobStore(),
+  mirror: NonNullable<NodeConfig['mirrors']>[number] = bucket,
+) {
+  const a = await mirroredNode([mirror]);
+  const b = await mirroredNode([mirror]);
+  const { id: space } = await a.node.spaces.create();
+  await a.node.spaces.setRole(space, b.node.did, 'writer');
+  const ticket = await a.node.spaces.share(space, b.node.did);
+  return { a, b, space, ticket, bucket };
 }
 
 /** Every version id held in the segments of `space` in `store`. */

@@ -7,7 +7,7 @@ import { encodeSegment, parseSegmentKey } from '../../src/mirror/segment.ts';
 import { createVersion } from '../../src/version.ts';
 import { fakeBlobStore } from '../fake-adapter.ts';
 import { fingerprint } from '../sync-helpers.ts';
-import { idsInMirror, mirroredNode } from './mirror-helpers.ts';
+import { idsInMirror, mirroredNode, twoDevices } from './mirror-helpers.ts';
 
 /**
  * Lets real work (WebCrypto, which no fake timer runs) finish: true once `check` is, false after
@@ -25,16 +25,6 @@ async function settled(check: () => Promise<boolean>, ms = 2000): Promise<boolea
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** Owner A and writer B of one space, each with its own stores, both mirroring to `bucket`. */
-async function twoDevices(bucket = fakeBlobStore()) {
-  const a = await mirroredNode([bucket]);
-  const b = await mirroredNode([bucket]);
-  const { id: space } = await a.node.spaces.create();
-  await a.node.spaces.setRole(space, b.node.did, 'writer');
-  const ticket = await a.node.spaces.share(space, b.node.did);
-  return { a, b, space, ticket, bucket };
-}
 
 describe('mirrors', () => {
   it('two devices never online together converge through one blob store', async () => {
@@ -84,13 +74,7 @@ describe('mirrors', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const bucket = fakeBlobStore();
     const config = { store: bucket, pushDelayMs: 1000, pullIntervalMs: 2000 };
-    const { a, b, space, ticket } = await (async () => {
-      const a = await mirroredNode([config]);
-      const b = await mirroredNode([config]);
-      const { id: space } = await a.node.spaces.create();
-      await a.node.spaces.setRole(space, b.node.did, 'writer');
-      return { a, b, space, ticket: await a.node.spaces.share(space, b.node.did) };
-    })();
+    const { a, b, space, ticket } = await twoDevices(bucket, config);
     await b.node.spaces.join(ticket);
     await vi.advanceTimersByTimeAsync(100);
     const post = await a.node.records.put(space, 'app.post', { n: 1 });
@@ -324,12 +308,7 @@ describe('mirrors that fail', () => {
 
 describe('mirrors and membership', () => {
   it('writes whose grant is in a segment not listed yet come in at a later pull', async () => {
-    const bucket = fakeBlobStore();
-    const a = await mirroredNode([bucket]);
-    const b = await mirroredNode([bucket]);
-    const { id: space } = await a.node.spaces.create();
-    await a.node.spaces.setRole(space, b.node.did, 'writer');
-    const ticketB = await a.node.spaces.share(space, b.node.did);
+    const { a, b, space, ticket: ticketB, bucket } = await twoDevices();
     await a.node.spaces.syncMirrors(space); // a's segment holds b's grant
     await b.node.spaces.join(ticketB);
     await b.node.spaces.syncMirrors(space); // b knows the grant is there: its segment lacks it

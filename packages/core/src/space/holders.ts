@@ -4,8 +4,9 @@
  * which holder DIDs they may name the space to.
  */
 import type { BodyValue } from '../body.js';
-import type { SpaceFacts } from '../membership.js';
-import { openBody } from '../version.js';
+import type { VersionMeta } from '../record-state.js';
+import { openWithKeys } from '../version.js';
+import type { MemberView } from './membership.js';
 
 export const HOLDER_COLLECTION = 'sys.holder';
 
@@ -15,17 +16,23 @@ const KINDS: readonly string[] = ['host', 'carrier'];
 
 const DID_PREFIX = 'did:key:';
 
-/** Every holder the owner allows now, by DID: winners of `sys.holder` written by the owner. */
-export async function readHolders(facts: SpaceFacts): Promise<Map<string, HolderKind>> {
+/**
+ * Every holder the owner allows now, by DID: winners of `sys.holder` written by the owner
+ * (`byOwner` tells, through the writers' certificates).
+ */
+export async function readHolders(
+  view: Pick<MemberView, 'store' | 'keys'>,
+  byOwner: (meta: VersionMeta) => boolean,
+): Promise<Map<string, HolderKind>> {
   const holders = new Map<string, HolderKind>();
-  for (const [id, record] of facts.store.collection(HOLDER_COLLECTION)?.records ?? []) {
+  for (const [id, record] of view.store.collection(HOLDER_COLLECTION)?.records ?? []) {
     const winner = record.winner();
-    if (!winner || winner.deleted || winner.author !== facts.owner) continue;
-    const version = await facts.store.getVersion(winner.id);
+    if (!winner || winner.deleted || !byOwner(winner)) continue;
+    const version = await view.store.getVersion(winner.id);
     if (!version) continue;
     let body: BodyValue | null;
     try {
-      body = openBody(version, facts.key);
+      body = openWithKeys(version, view.keys);
     } catch {
       continue;
     }

@@ -1,31 +1,25 @@
 /**
- * A space held without its key (spec 05 §7.3): the versions a holder keeps, reconciles and
- * serves. It checks what can be checked without the key — the envelope, its canonical
- * encoding, the signature and the space id (the peer does, before calling here) — and never
- * claims to know records: it has no bodies to read, and no roles to judge.
+ * A space held without its key (spec 05 §7.3): a holder's view of a space, the versions it
+ * keeps, reconciles and serves. What can be checked without the key — the envelope, its
+ * canonical encoding, the signature and the space id — the intake checks before calling here;
+ * it never claims to know records: it has no bodies to read, and no roles to judge.
  */
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { MincaError } from '../errors.js';
+import type { HoldingPolicy } from '../hosting/holding-policy.js';
+import type { HeldEntry } from '../registry.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
-import type { HoldingPolicy } from './holding-policy.js';
+
+export type { HeldEntry } from '../registry.js';
+
+import type { SpaceChange, SpaceView, VersionSource } from './space-view.js';
 
 /** The entry of a held space's store that counts the bytes of its versions. */
 const BYTES_KEY = 'held/bytes';
 
-/** What the registry keeps of a space held without its key. */
-export interface HeldEntry {
-  id: string;
-  /** The space's access DID (spec 05 §7.3): every peer proves the space with it. */
-  access: string;
-  /** The peer that first offered the space. */
-  offeredBy: string;
-  /** When this node started holding it, ms. */
-  added: number;
-}
-
-export class HeldSpace {
-  readonly #listeners = new Set<(change: { space: string; collections: string[] }) => void>();
+export class HeldSpace implements SpaceView {
+  readonly #listeners = new Set<(change: SpaceChange) => void>();
   #writes: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -57,10 +51,9 @@ export class HeldSpace {
     return this.bytes;
   }
 
-  /** Without the key nothing can be opened, so nothing is judged unopenable. */
-  opens(): boolean {
-    return true;
-  }
+  /** Held without the key: nothing here can be opened. */
+  readonly key = undefined;
+  readonly keys: readonly Uint8Array[] = [];
 
   /** Without `sys.member` readable, every verified version of the space may be kept. */
   async mayTakeIn(): Promise<boolean> {
@@ -75,31 +68,26 @@ export class HeldSpace {
     return true;
   }
 
-  /** No key, no roles: credentials are never taken in here (see `keyless`). */
-  readonly keyless = true;
+  /** No key, no roles: credentials are never taken in here. */
   isCredentialOf(): boolean {
     return false;
   }
 
   /**
-   * The policy's reason to refuse these versions from `peer`, if it has one; `fromMirror` when
-   * a mirror brings them (`peer` is then the DID that first offered the space).
+   * The policy's reason to refuse these versions, if it has one. Versions a mirror brings count
+   * against the DID that first offered the space, whose account they are.
    */
-  async refusal(
-    peer: string,
-    versions: readonly Version[],
-    fromMirror = false,
-  ): Promise<string | undefined> {
+  async refusal(from: VersionSource, versions: readonly Version[]): Promise<string | undefined> {
     if (!this.policy.acceptData) return undefined;
     const fresh = versions.filter((v) => !this.store.hasVersion(v.collection, v.id));
     if (fresh.length === 0) return undefined;
     const reason = await this.policy.acceptData({
       space: this.id,
-      peer,
+      peer: 'peer' in from ? from.peer : this.entry.offeredBy,
       versions: fresh.length,
       bytes: fresh.reduce((n, v) => n + v.bytes.length, 0),
       held: { versions: this.store.versionCount(), bytes: this.bytes },
-      ...(fromMirror ? { mirror: true } : {}),
+      ...('mirror' in from ? { mirror: true as const } : {}),
     });
     return reason === undefined ? undefined : String(reason).slice(0, 500);
   }
@@ -128,7 +116,7 @@ export class HeldSpace {
     return stored;
   }
 
-  subscribe(listener: (change: { space: string; collections: string[] }) => void): () => void {
+  subscribe(listener: (change: SpaceChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

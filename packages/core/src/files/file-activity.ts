@@ -1,0 +1,75 @@
+/**
+ * What is under way with a space's files: which are pinned (being read or fetched, never dropped
+ * meanwhile), one fetch per file at a time, and which source each fetch is asking now.
+ */
+import { type FetchOptions, type FetchResult, fetchFile } from './fetch.js';
+import type { FileStore } from './file-store.js';
+import type { FileSource } from './source.js';
+
+export class FileActivity {
+  /** Files being read or fetched, with how many at once. */
+  readonly #pinned = new Map<string, number>();
+  /** The source each fetch under way is asking now. */
+  readonly #askingNow = new Map<string, FileSource>();
+  /** One fetch per file at a time: the last one queued. */
+  readonly #busy = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly files: FileStore) {}
+
+  pin(id: string): void {
+    this.#pinned.set(id, (this.#pinned.get(id) ?? 0) + 1);
+  }
+
+  unpin(id: string): void {
+    const n = (this.#pinned.get(id) ?? 1) - 1;
+    if (n <= 0) this.#pinned.delete(id);
+    else this.#pinned.set(id, n);
+  }
+
+  isPinned(id: string): boolean {
+    return this.#pinned.has(id);
+  }
+
+  /** The fetch of `id` under way, if any. */
+  busy(id: string): Promise<unknown> | undefined {
+    return this.#busy.get(id);
+  }
+
+  /** The source a fetch of `id` is asking now, if one is under way. */
+  askingNow(id: string): FileSource | undefined {
+    return this.#askingNow.get(id);
+  }
+
+  /**
+   * Fetches `id`, once every earlier fetch of it has ended, from the sources `sources` gives
+   * then (a peer may have connected meanwhile).
+   */
+  fetch(
+    id: string,
+    sources: () => readonly FileSource[],
+    options: FetchOptions,
+  ): Promise<FetchResult> {
+    return this.#exclusive(id, async () => {
+      try {
+        return await fetchFile(this.files, id, sources(), {
+          ...options,
+          onSource: (source) => this.#askingNow.set(id, source),
+        });
+      } finally {
+        this.#askingNow.delete(id);
+      }
+    });
+  }
+
+  /** Runs `work` once every earlier fetch of the same file has ended. */
+  #exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#busy.get(id) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const settled = run.catch(() => undefined);
+    this.#busy.set(id, settled);
+    void settled.then(() => {
+      if (this.#busy.get(id) === settled) this.#busy.delete(id);
+    });
+    return run;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * What a device keeps of a space's files (the product page's "What a device keeps", spec 05
+ * §16.6): which files the standing records name, fetching ahead what fits the limits, dropping
+ * what nothing names, and keeping within `keep` by dropping the longest unused. Passes run about
+ * 2 s after records change, one at a time.
+ */
+import type { SpaceView } from '../space/space-view.js';
+import { clearTimer, setTimer } from '../timers.js';
+import { sealedSize } from './chunks.js';
+import type { FileActivity } from './file-activity.js';
+import type { FileStore, HeldFile } from './file-store.js';
+import {
+  FILES_AFTER_CHANGE_MS,
+  type FileLimits,
+  KEEP_DOWN_TO,
+  NOBODY_HAD_MS,
+  UNNAMED_OWN_MS,
+} from './limits.js';
+import type { FileSource } from './source.js';
+
+/** What a space's files need of the node. */
+export interface SpaceFilesContext {
+  now(): number;
+  limits(): FileLimits;
+  /** `fetchFiles: 'all'`: fetch and keep every named file (carriers, hosts). */
+  fetchAll: boolean;
+  /** Where to fetch from, in order: connected peers first, then the node's other sources. */
+  sources(): FileSource[];
+  /** The set of files held whole or named here may have changed. */
+  changed(): void;
+  /** Calls `listener` when the files held whole or named may have changed; gives the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+}
+
+export class KeepPolicy {
+  #passTimer: unknown;
+  /** When the first change not yet passed over came. */
+  #firstChange: number | undefined;
+  #passing: Promise<void> | undefined;
+  #passAgain = false;
+  #closed = false;
+  #named: Set<string> | undefined;
+  /** Files nobody had when fetched ahead, and when. */
+  readonly #nobodyHad = new Map<string, number>();
+
+  constructor(
+    private readonly space: SpaceView,
+    private readonly files: FileStore,
+    private readonly activity: FileActivity,
+    private readonly context: SpaceFilesContext,
+  ) {}
+
+  /**
+   * Records changed: ahead and drops run about 2 s after the last change (a steady stream of
+   * changes still gets a pass every 4 s), so a relay that took the records in first has started
+   * its own fetch when this node asks it.
+   */
+  recordsChanged(): void {
+    this.#named = undefined;
+    const now = this.context.now();
+    this.#firstChange ??= now;
+    const wait = Math.min(
+      FILES_AFTER_CHANGE_MS,
+      this.#firstChange + 2 * FILES_AFTER_CHANGE_MS - now,
+    );
+    this.schedule(Math.max(0, wait), true);
+  }
+
+  /** New limits: applied now (dropping past `keep`, fetching what now fits `ahead`). */
+  limitsChanged(delayMs: number): void {
+    this.schedule(delayMs);
+    // Past keep, files go at once, even while a pass is busy fetching ahead.
+    setTimer(() => {
+      if (!this.#closed) void this.#keepWithinLimit().catch(() => undefined);
+    }, delayMs);
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#passTimer !== undefined) clearTimer(this.#passTimer);
+  }
+
+  /** A file was fetched whole or read: it was had. */
+  had(id: string): void {
+    this.#nobodyHad.delete(id);
+  }
+
+  /** Files named by the live heads of records that stand. */
+  async named(): Promise<Set<string>> {
+    if (this.#named) return this.#named;
+    const store = this.space.store;
+    const named = new Set<string>();
+    for (const name of store.collectionNames()) {
+      for (const record of store.collection(name)!.records.values()) {
+        const winner = record.winner();
+        if (!winner || winner.deleted || !(await this.space.mayWrite(winner.author))) continue;
+        for (const meta of record.heads) {
+          if (meta.deleted || meta.files.length === 0) continue;
+          if (meta !== winner && !(await this.space.mayWrite(meta.author))) continue;
+          for (const f of meta.files) named.add(f);
+        }
+      }
+    }
+    this.#named = named;
+    return named;
+  }
+
+  /** Runs a pass `ms` from now, unless one is due sooner; `postpone` moves a pending one. */
+  schedule(ms: number, postpone = false): void {
+    if (this.#closed) return;
+    if (this.#passTimer !== undefined) {
+      if (ms > 0 && !postpone) return;
+      clearTimer(this.#passTimer);
+    }
+    this.#passTimer = setTimer(() => {
+      this.#passTimer = undefined;
+      this.#firstChange = undefined;
+      void this.pass().catch(() => undefined);
+    }, ms);
+  }
+
+  /** Drops what nothing names, keeps within the limits, and fetches ahead. One at a time. */
+  async pass(): Promise<void> {
+    if (this.#passing) {
+      this.#passAgain = true;
+      return this.#passing;
+    }
+    this.#passing = (async () => {
+      do {
+        this.#passAgain = false;
+        if (this.#closed) return;
+        await this.#dropUnnamed();
+        await this.#keepWithinLimit();
+        await this.#fetchAhead();
+        await this.#keepWithinLimit();
+        // What is named may have changed with the records, even where nothing was fetched.
+        this.context.changed();
+      } while (this.#passAgain && !this.#closed);
+    })().finally(() => {
+      this.#passing = undefined;
+    });
+    return this.#passing;
+  }
+
+  /** A file bigger than `keep` goes once read; the rest of the limit is checked soon. */
+  async afterRead(id: string): Promise<void> {
+    if (this.#closed || this.context.fetchAll) return;
+    const file = this.files.get(id);
+    if (
+      file &&
+      file.own === undefined &&
+      !this.activity.isPinned(id) &&
+      file.list &&
+      sealedSize(file.list.size) > this.context.limits().keep
+    ) {
+      await this.files.drop(id, false);
+      this.context.changed();
+    }
+    this.schedule(0);
+  }
+
+  /** A peer now shares the space: the files nobody had are asked of it. */
+  async askNewPeer(source: FileSource): Promise<void> {
+    for (const id of [...this.#nobodyHad.keys()]) {
+      if (this.#closed) return;
+      if (this.files.isWhole(id) || !(await this.named()).has(id)) {
+        this.#nobodyHad.delete(id);
+        continue;
+      }
+      await this.#fetchUnread(id, [source]);
+    }
+  }
+
+  async #dropUnnamed(): Promise<void> {
+    const named = await this.named();
+    const now = this.context.now();
+    let changed = false;
+    for (const file of [...this.files.all()]) {
+      if (named.has(file.id)) {
+        // Named now: from here on it follows records like any other.
+        if (file.own !== undefined && file.own > 0) await this.files.setOwn(file.id, 0);
+        continue;
+      }
+      if (this.activity.isPinned(file.id)) continue;
+      if (file.own !== undefined && file.own > 0 && now - file.own < UNNAMED_OWN_MS) continue;
+      await this.files.drop(file.id, true);
+      this.#nobodyHad.delete(file.id);
+      changed = true;
+    }
+    if (changed) this.context.changed();
+  }
+
+  /** Bytes of files this device didn't add. */
+  #limited(): HeldFile[] {
+    return [...this.files.all()].filter((f) => f.own === undefined && f.bytes > 0);
+  }
+
+  async #keepWithinLimit(): Promise<void> {
+    if (this.context.fetchAll) return;
+    const keep = this.context.limits().keep;
+    const limited = this.#limited();
+    let total = limited.reduce((sum, f) => sum + f.bytes, 0);
+    if (total <= keep) return;
+    const target = keep * KEEP_DOWN_TO;
+    // A file never fetched whole goes first, then the longest unused.
+    const whole = (f: HeldFile) => (this.files.isWhole(f.id) ? 1 : 0);
+    const order = limited
+      .filter((f) => !this.activity.isPinned(f.id))
+      .sort((a, b) => whole(a) - whole(b) || (a.used ?? 0) - (b.used ?? 0));
+    for (const file of order) {
+      if (total <= target) break;
+      total -= file.bytes;
+      await this.files.drop(file.id, false);
+    }
+    this.context.changed();
+  }
+
+  async #fetchAhead(): Promise<void> {
+    const now = this.context.now();
+    for (const id of [...(await this.named())]) {
+      if (this.#closed) return;
+      if (this.files.isWhole(id)) continue;
+      if (!this.context.fetchAll && this.files.wasDropped(id)) continue;
+      const had = this.#nobodyHad.get(id);
+      if (had !== undefined && now - had < NOBODY_HAD_MS) continue;
+      const result = await this.#fetchUnread(id, this.context.sources());
+      if (result === 'nobody') this.#nobodyHad.set(id, this.context.now());
+    }
+  }
+
+  /** Fetches a file nobody is reading, if it fits the limits. */
+  async #fetchUnread(id: string, sources: FileSource[]): Promise<string> {
+    if (sources.length === 0) return 'nobody';
+    this.activity.pin(id);
+    try {
+      const result = await this.activity.fetch(id, () => sources, {
+        proceed: (list) => this.#fits(id, list.size),
+      });
+      if (result === 'whole') {
+        await this.files.setUsed(id, this.context.now());
+        this.#nobodyHad.delete(id);
+        this.context.changed();
+      }
+      return result;
+    } finally {
+      this.activity.unpin(id);
+    }
+  }
+
+  /** Whether a file of `size` is fetched unread: up to `ahead`, and within `keep` with the rest. */
+  #fits(id: string, size: number): boolean {
+    if (this.context.fetchAll) return true;
+    const { ahead, keep } = this.context.limits();
+    if (size > ahead) return false;
+    const others = this.#limited().reduce((sum, f) => (f.id === id ? sum : sum + f.bytes), 0);
+    return others + sealedSize(size) <= keep;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The intake: the one path by which versions from outside get into a space — a peer's `vers`
+ * and credentials, a mirror's segments (a data folder's too), an invite code or a ticket.
+ *
+ * decode (strict, canonical) → verify the signature → check the space → open under the key
+ * (members) → admit (`sys.*` first, grants, the holder's policy). Spec 05 §3.4, §8 "Taking
+ * versions in", §7.3, §16.4. It works on batches: a message's or a segment's versions go
+ * through together, their signatures checked all at once (WebCrypto runs them in parallel).
+ */
+import { MincaError } from './errors.js';
+import { isSystemCollection } from './names.js';
+import type { SpaceView, VersionSource } from './space/space-view.js';
+import { decodeVersion, openWithKeys, type Version, verifyVersion } from './version.js';
+
+/** Decodes versions from outside, strictly and in their one canonical encoding; no signature yet. */
+export function decodeIncoming(frames: readonly Uint8Array[]): Version[] {
+  return frames.map((bytes) => decodeVersion(bytes));
+}
+
+/** Decodes versions not yet tied to a space here (an invite code, a ticket) and checks every signature. */
+export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Version[]> {
+  const versions = decodeIncoming(frames);
+  await Promise.all(versions.map(verifyVersion));
+  return versions;
+}
+
+/**
+ * Checks decoded versions for `space`: each one it does not hold yet must carry a valid
+ * signature, be of this space and, where this node has the key, open under one of its keys. The first that
+ * fails throws `invalid_version`. Returns the versions not held yet; one held was checked when
+ * it came (its id is the hash of its bytes).
+ */
+export async function verifyIncoming(
+  space: SpaceView,
+  versions: readonly Version[],
+): Promise<Version[]> {
+  const fresh = versions.filter((v) => !space.store.hasVersion(v.collection, v.id));
+  await Promise.all(fresh.map(verifyVersion));
+  for (const v of fresh) {
+    if (v.space !== space.id)
+      throw new MincaError('invalid_version', `version ${v.id} is of another space`);
+    if (v.sealedBody !== null && space.keys.length > 0) {
+      try {
+        openWithKeys(v, space.keys);
+      } catch (cause) {
+        if (await space.keptUnread?.(fresh)) continue;
+        throw new MincaError(
+          'invalid_version',
+          `version ${v.id} (${v.collection}) does not open under the space key`,
+          { cause },
+        );
+      }
+    }
+  }
+  return fresh;
+}
+
+/** What {@link admit} did with a batch. */
+export interface Admitted {
+  /** The versions stored now. */
+  taken: Version[];
+  /** Those whose author may not write by what the space holds now: a grant may be on its way. */
+  ungranted: Version[];
+  /** Those a holder's policy refused, with its reason; nothing of them is stored. */
+  refused?: { reason: string; versions: Version[] };
+}
+
+export interface AdmitOptions {
+  /** Versions stored per commit; all in one by default (one "records changed" per batch). */
+  batch?: number;
+}
+
+/**
+ * Admits verified versions into `space`: the space's own records (`sys.*`) first, since they
+ * decide who may write the rest; whatever may be kept is taken in, and when that brought
+ * `sys.*` versions, what could not be kept is looked at again. A holder's policy may refuse
+ * new data, which is then stored not at all.
+ */
+export async function admit(
+  space: SpaceView,
+  versions: readonly Version[],
+  from: VersionSource,
+  options: AdmitOptions = {},
+): Promise<Admitted> {
+  const store = space.store;
+  let pending = versions.filter((v) => !store.hasVersion(v.collection, v.id));
+  pending.sort(
+    (a, b) => Number(isSystemCollection(b.collection)) - Number(isSystemCollection(a.collection)),
+  );
+  const taken: Version[] = [];
+  while (pending.length > 0) {
+    const ready: Version[] = [];
+    const later: Version[] = [];
+    for (const v of pending) ((await space.mayTakeIn(v)) ? ready : later).push(v);
+    if (ready.length === 0) break;
+    const reason = await space.refusal(from, ready);
+    if (reason !== undefined)
+      return { taken, ungranted: later, refused: { reason, versions: ready } };
+    const batch = options.batch ?? ready.length;
+    let grants = false;
+    for (let i = 0; i < ready.length; i += batch) {
+      const fresh = await space.takeIn(ready.slice(i, i + batch));
+      taken.push(...fresh);
+      grants ||= fresh.some((v) => isSystemCollection(v.collection));
+    }
+    pending = later;
+    if (!grants) break;
+  }
+  return { taken, ungranted: pending };
+}

@@ -1,0 +1,28 @@
+/** `node.files`: files as stores and mirrors see them, sealed bytes checked against their ids. */
+import type { NodeFiles } from '../files/node-files.js';
+import type { FileSourceProvider } from '../files/source.js';
+import type { OpenSpaces } from './open-spaces.js';
+
+export function filesApi(spaces: OpenSpaces, files: NodeFiles) {
+  /** The files of space `id`, held without its key too. */
+  const of = async (id: string) => files.of(await spaces.view(id));
+  return {
+    /** Adds sources tried after peers, such as mirrors. Returns the removal. */
+    addSources: (provider: FileSourceProvider): (() => void) => files.addSources(provider),
+    /** Ids of the files held whole in the space (one held without its key too). */
+    whole: async (spaceId: string): Promise<string[]> => (await of(spaceId)).whole(),
+    /** Ids of the files the space's standing records name. */
+    named: async (spaceId: string): Promise<string[]> => [...(await (await of(spaceId)).named())],
+    /** A file's chunk list as stored, if held. */
+    list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> =>
+      (await of(spaceId)).list(id)?.bytes,
+    /** Sealed chunk `n` of a file, if held. */
+    chunk: async (spaceId: string, id: string, n: number): Promise<Uint8Array | undefined> =>
+      (await of(spaceId)).chunk(id, n),
+    /** Calls `listener` when the files held whole or named in the space may have changed. */
+    subscribe: (spaceId: string, listener: (change: { space: string }) => void): (() => void) =>
+      files.subscribe(spaceId, listener),
+  };
+}
+
+export type FilesApi = ReturnType<typeof filesApi>;

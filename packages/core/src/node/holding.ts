@@ -1,0 +1,105 @@
+/**
+ * Holding spaces without their key (spec 05 §7.3): which spaces a peer proved it holds this
+ * node keeps, as its policy allows; the spaces held and what each holds; letting one go.
+ */
+import { MincaError } from '../errors.js';
+import type { HoldingPolicy } from '../hosting/holding-policy.js';
+import type { HeldEntry, Registry } from '../registry.js';
+import type { Admission, OfferedSpace } from '../sync/sync-host.js';
+import type { OpenSpaces } from './open-spaces.js';
+
+/** A space this node holds without its key (spec 05 §7.3). */
+export interface HeldSpaceInfo {
+  id: string;
+  /** The space's access DID, which every peer proves the space with. */
+  access: string;
+  /** The peer that first offered it. */
+  offeredBy: string;
+  /** When this node started holding it, ms. */
+  added: number;
+  versions: number;
+  /** Bytes of the versions held. */
+  bytes: number;
+}
+
+export class Holding {
+  constructor(
+    private readonly registry: Registry,
+    private readonly spaces: OpenSpaces,
+    private readonly policy: HoldingPolicy,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Takes the spaces a peer proved, as the policy allows. Cheap checks go first (held under
+   * another access DID, the policy), so a peer makes this node check a signature only for a
+   * space it would keep; every such proof must verify before any space is kept.
+   */
+  async admit(did: string, offered: readonly OfferedSpace[]): Promise<Admission> {
+    const answer: Admission = { admitted: [], refused: [] };
+    const keep: Array<{ offer: OfferedSpace; entry: HeldEntry; fresh: boolean }> = [];
+    for (const offer of offered) {
+      const { space: id, access } = offer;
+      // A space this node has the key of is shared by role, not held.
+      if (await this.registry.getSpace(id)) continue;
+      let entry = await this.registry.getHeld(id);
+      const fresh = entry === undefined;
+      if (!entry) {
+        const reason = await this.policy.acceptSpace?.({ space: id, peer: did, access });
+        if (reason !== undefined) {
+          answer.refused.push({ space: id, reason: String(reason).slice(0, 400) });
+          continue;
+        }
+        entry = { id, access, offeredBy: did, added: this.now() };
+      }
+      if (entry.access !== access) {
+        answer.refused.push({ space: id, reason: 'it is held here under another access key' });
+        continue;
+      }
+      keep.push({ offer, entry, fresh });
+    }
+    for (const { offer } of keep) {
+      if (!(await offer.verify()))
+        throw new MincaError(
+          'protocol',
+          `the access proof for space ${offer.space} does not verify`,
+        );
+    }
+    for (const { entry, fresh } of keep) {
+      if (fresh) await this.registry.putHeld(entry);
+      await this.spaces.held(entry);
+      answer.admitted.push(entry.id);
+    }
+    return answer;
+  }
+
+  /** Every space held, with what each holds. It opens each one to count. */
+  async list(): Promise<HeldSpaceInfo[]> {
+    this.spaces.check();
+    const out: HeldSpaceInfo[] = [];
+    for (const id of (await this.registry.heldIds()).sort()) {
+      const entry = await this.registry.getHeld(id);
+      if (!entry) continue;
+      const space = await this.spaces.held(entry);
+      const { access, offeredBy, added } = entry;
+      out.push({
+        id,
+        access,
+        offeredBy,
+        added,
+        versions: space.store.versionCount(),
+        bytes: space.heldBytes,
+      });
+    }
+    return out;
+  }
+
+  /** Stops holding space `id`: forgets it in the registry and closes it; its versions stay. */
+  async release(id: string): Promise<void> {
+    this.spaces.check();
+    if (!(await this.registry.getHeld(id)))
+      throw new MincaError('unknown_space', `space ${id} is not held here`);
+    await this.registry.deleteHeld(id);
+    await this.spaces.closeHeld(id);
+  }
+}

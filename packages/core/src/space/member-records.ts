@@ -1,0 +1,120 @@
+/**
+ * Writing a space's own membership records (spec 05 §7) from this node: grants, offers,
+ * acceptances, holders; and the credentials it shows a peer that doesn't know it yet.
+ */
+import { MincaError } from '../errors.js';
+import type { SigningKey } from '../keys.js';
+import type { Version } from '../version.js';
+import { HOLDER_COLLECTION, type HolderKind } from './holders.js';
+import {
+  ACCEPT_COLLECTION,
+  acceptProof,
+  INVITE_COLLECTION,
+  MEMBER_COLLECTION,
+  REVOKE_COLLECTION,
+  type Role,
+  WRITER_COLLECTION,
+} from './membership.js';
+import type { OpenSpace } from './open-space.js';
+import { acceptRecordId, didRecordId } from './record-ids.js';
+import { KEY_COLLECTION, keyRecipients, keyRecordId, newKeyRecord } from './space-keys.js';
+
+/** Where revocations are kept in a space: one record per revoked device or writer. */
+export const REVOKE_RECORD = (subject: string) => didRecordId(subject);
+
+const checkDid = (did: string, what: string) => {
+  if (typeof did !== 'string' || !did.startsWith('did:key:'))
+    throw new MincaError('invalid_input', `${what} is a did:key`);
+};
+
+/** Grants account `did` a role (a `sys.member` record); `none` takes its role away. */
+export async function setRole(space: OpenSpace, did: string, role: Role | 'none'): Promise<void> {
+  checkDid(did, 'a member');
+  await space.write(MEMBER_COLLECTION, didRecordId(did), { role });
+}
+
+/** Lets `did` hold the space as a host or carrier, or (`undefined`) no longer. */
+export async function setHolder(
+  space: OpenSpace,
+  did: string,
+  kind: HolderKind | undefined,
+): Promise<void> {
+  checkDid(did, 'a holder');
+  await space.write(HOLDER_COLLECTION, didRecordId(did), kind === undefined ? null : { kind });
+}
+
+/** Offers `role` to whoever holds `inviteKey` (a `sys.invite` record). Returns its version. */
+export function offer(space: OpenSpace, inviteKey: SigningKey, role: Role): Promise<Version> {
+  return space.write(INVITE_COLLECTION, didRecordId(inviteKey.did), { role });
+}
+
+/**
+ * Takes the role invite `inviteKey` offers, for this node's account: its own `sys.accept`
+ * record, with the invite key's proof and this writer's certificates, then its writer record.
+ */
+export async function accept(space: OpenSpace, inviteKey: SigningKey): Promise<Role> {
+  const { account, chain } = space.identity;
+  const invite = didRecordId(inviteKey.did);
+  const proof = await inviteKey.sign(acceptProof(space.id, account));
+  await space.serialized(async () => {
+    const body = { invite, did: account, proof, ...(chain.length > 0 ? { chain } : {}) };
+    const version = await space.seal(ACCEPT_COLLECTION, acceptRecordId(invite, account), body);
+    if (!(await space.mayTakeIn(version)))
+      throw new MincaError(
+        'not_authorized',
+        'the invite is not offered in this space, or was withdrawn',
+      );
+    await space.takeIn([version]);
+  });
+  await space.publishWriter();
+  const role = await space.roleOf(account);
+  if (!role) throw new MincaError('not_authorized', 'the invite gave no role here');
+  return role;
+}
+
+/**
+ * The versions that give account `did` its role here: the owner's grants, `did`'s acceptances
+ * with the offers they take, and the writer records of `did` and of the owner. A peer that
+ * doesn't know `did` yet is shown these (sync handshake).
+ */
+export async function credentials(space: OpenSpace, did: string): Promise<Version[]> {
+  const ids = (await space.membership()).credentialIds(did);
+  return (await space.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
+}
+
+/** Whether `version` is of a kind {@link credentials} gives for `did`; the intake judges the rest. */
+export function isCredentialOf(space: OpenSpace, version: Version, did: string): boolean {
+  if (version.space !== space.id) return false;
+  switch (version.collection) {
+    case ACCEPT_COLLECTION:
+    case INVITE_COLLECTION:
+    case WRITER_COLLECTION:
+      return true;
+    case MEMBER_COLLECTION:
+      return version.record === didRecordId(did);
+    default:
+      return false;
+  }
+}
+
+/**
+ * Changes the space's key (spec 05 §7.4): a fresh key wrapped for every writer of every member
+ * now, in `sys.key/k<n>`; what this node writes next is sealed under it. Gives the entry to
+ * keep in the registry. Owner only.
+ */
+export async function rotateKey(space: OpenSpace) {
+  const epoch = space.keys.length;
+  const recipients = keyRecipients(await space.membership());
+  const { key, body } = newKeyRecord(space.id, epoch, recipients);
+  await space.write(KEY_COLLECTION, keyRecordId(epoch), body);
+  return space.addKeys([key]);
+}
+
+/** Keeps the root's revocation `statement` of `subject` in the space (a `sys.revoke` record). */
+export async function writeRevocation(
+  space: OpenSpace,
+  subject: string,
+  statement: Uint8Array,
+): Promise<void> {
+  await space.write(REVOKE_COLLECTION, REVOKE_RECORD(subject), { r: statement });
+}

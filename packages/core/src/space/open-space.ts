@@ -1,0 +1,446 @@
+/**
+ * An open space: a member's view of a space (spec 05 §7), with its store and its key, and the
+ * record rules over them — which versions stand, and writing new ones. The node holds one per
+ * open space; sync, files and mirrors see it as a {@link SpaceView}.
+ */
+import type { BodyValue } from '../body.js';
+import type { HybridClock } from '../clock.js';
+import { MincaError } from '../errors.js';
+import { fileIdsIn } from '../file-ref.js';
+import { spaceAccessKey } from '../hosting/access-key.js';
+import type { WriterIdentity } from '../identity/writer-chain.js';
+import { RECORD_ID, randomId } from '../ids.js';
+import type { SigningKey } from '../keys.js';
+import { assertCollectionName, isSystemCollection } from '../names.js';
+import type { RecordState, VersionMeta } from '../record-state.js';
+import type { SpaceEntry } from '../registry.js';
+import type { Store } from '../store.js';
+import { createVersion, openWithKeys, type Version } from '../version.js';
+import { type HolderKind, readHolders } from './holders.js';
+import { isCredentialOf } from './member-records.js';
+import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
+import { didRecordId } from './record-ids.js';
+import { KEY_COLLECTION, keyRecordId, learnKeys } from './space-keys.js';
+import type { SpaceChange, SpaceView } from './space-view.js';
+
+/** A record as read: its winning version's body, and the heads that lost. */
+export interface MincaRecord<T extends BodyValue = BodyValue> {
+  id: string;
+  collection: string;
+  body: T;
+  /** The winning version's id. */
+  version: string;
+  timestamp: number;
+  author: string;
+  /** Files the winning version names. */
+  files: string[];
+  /** Ids of the other heads: concurrent writes that did not win. */
+  conflicts: string[];
+}
+
+export interface ListOptions {
+  /** `id` (default), or by the winning version's timestamp. */
+  order?: 'id' | 'newest' | 'oldest';
+  limit?: number;
+}
+
+export class OpenSpace implements SpaceView, MemberView {
+  readonly #listeners = new Set<(change: SpaceChange) => void>();
+  /** Who may do what, read from `sys.*`; read again after it changes. */
+  #membership: Promise<Membership> | undefined;
+  /** Signatures inside `sys.*` bodies checked so far, by version id. */
+  readonly checked = new Map<string, unknown>();
+  /** Hosts and carriers the owner lets hold the space; recomputed after `sys.*` changes. */
+  #holders: Map<string, HolderKind> | undefined;
+  #accessKey: SigningKey | undefined;
+  /** This node's `sys.writer` version known to carry its current chain. */
+  #published: string | undefined;
+  /** This node's writes here, in order (see #serialized). */
+  #writes: Promise<void> = Promise.resolve();
+  readonly #sharingListeners = new Set<() => void>();
+  readonly #keyListeners = new Set<(entry: SpaceEntry) => Promise<void>>();
+
+  #entry: SpaceEntry;
+
+  constructor(
+    entry: SpaceEntry,
+    readonly store: Store,
+    private readonly clock: HybridClock,
+    private readonly signer: SigningKey,
+    /** Who this node writes for: its account, through its writer key's certificates. */
+    readonly identity: WriterIdentity,
+  ) {
+    this.#entry = entry;
+    for (const name of store.collectionNames()) {
+      for (const meta of store.collection(name)!.versions.values()) clock.observe(meta.timestamp);
+    }
+  }
+
+  /** What the registry keeps of this space: id, keys, owner. */
+  get entry(): SpaceEntry {
+    return this.#entry;
+  }
+
+  get id(): string {
+    return this.#entry.id;
+  }
+
+  /** The 32-byte key new bodies are sealed under. */
+  get key(): Uint8Array {
+    return this.#entry.key;
+  }
+
+  /** Every key of the space this node holds, oldest first. */
+  get keys(): readonly Uint8Array[] {
+    return this.#entry.keys;
+  }
+
+  /**
+   * Adds keys learned or made (spec 05 §7.4): new bodies are sealed under the newest. Returns
+   * the entry to keep in the registry.
+   */
+  addKeys(keys: readonly Uint8Array[]): SpaceEntry {
+    const all = [...this.#entry.keys];
+    for (const key of keys) if (!all.some((k) => equal(k, key))) all.push(key);
+    this.#entry = { ...this.#entry, keys: all, key: all[all.length - 1]! };
+    return this.#entry;
+  }
+
+  /** The DID this node signs with here: its writer key's. */
+  get writer(): string {
+    return this.signer.did;
+  }
+
+  /** The DID that created the space and owns it. */
+  get owner(): string {
+    return this.#entry.owner;
+  }
+
+  /**
+   * Calls `listener` as soon as a change to `sys.*` is stored, before other listeners: who the
+   * space is shared with may differ. Returns the unsubscribe.
+   */
+  onSharingChange(listener: () => void): () => void {
+    this.#sharingListeners.add(listener);
+    return () => this.#sharingListeners.delete(listener);
+  }
+
+  /** Who may do what here, as the space's own records say now. */
+  membership(): Promise<Membership> {
+    this.#membership ??= Membership.read(this);
+    const reading = this.#membership;
+    reading.catch(() => {
+      if (this.#membership === reading) this.#membership = undefined;
+    });
+    return reading;
+  }
+
+  /** Account `did`'s role in this space now, if any. */
+  async roleOf(did: string): Promise<Role | undefined> {
+    return (await this.membership()).roleAt(did);
+  }
+
+  /** Whether the owner lets `did` hold this space without its key, and as what (spec 05 §7.3). */
+  async holderKind(did: string): Promise<HolderKind | undefined> {
+    return (await this.#readHolders()).get(did);
+  }
+
+  async #readHolders(): Promise<Map<string, HolderKind>> {
+    if (this.#holders) return this.#holders;
+    const membership = await this.membership();
+    this.#holders = await readHolders(
+      this,
+      (meta) => membership.accountAt(meta.author, meta.timestamp) === this.owner,
+    );
+    return this.#holders;
+  }
+
+  /** Every DID the space is shared with: its members' accounts, and the holders the owner allows. */
+  async sharers(): Promise<string[]> {
+    const members = (await this.membership()).members();
+    const holders = await this.#readHolders();
+    return [...new Set([...members.keys(), ...holders.keys()])].sort();
+  }
+
+  /**
+   * The key members prove the space with to holders (spec 05 §7.3), derived from the space's
+   * first key, so holders keep working when the key changes.
+   */
+  get accessKey(): SigningKey {
+    this.#accessKey ??= spaceAccessKey(this.id, this.#entry.keys[0]!);
+    return this.#accessKey;
+  }
+
+  /** Whether a version by writer `author` at `timestamp` (default: now) stands by its role. */
+  async mayWrite(author: string, timestamp = Number.POSITIVE_INFINITY): Promise<boolean> {
+    return (await this.membership()).mayWrite(author, timestamp);
+  }
+
+  /**
+   * Whether a version from outside may be kept: its writer may write at its time, or it is a
+   * valid acceptance of an invite, or a writer's own record (what gives or shows a role).
+   */
+  async mayTakeIn(version: Version): Promise<boolean> {
+    return (await this.membership()).admits(version);
+  }
+
+  /** A member refuses nothing its rules admit: only holders have limits. */
+  async refusal(): Promise<string | undefined> {
+    return undefined;
+  }
+
+  async #body(meta: VersionMeta): Promise<BodyValue | null | undefined> {
+    const version = await this.store.getVersion(meta.id);
+    if (!version) return undefined;
+    try {
+      return openWithKeys(version, this.#entry.keys);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The record as it stands, or `undefined` when it doesn't (absent, deleted, invalid, unauthorised). */
+  async #read(
+    collection: string,
+    id: string,
+    record: RecordState,
+  ): Promise<MincaRecord | undefined> {
+    const winner = record.winner();
+    if (!winner || winner.deleted || !(await this.mayWrite(winner.author, winner.timestamp)))
+      return undefined;
+    const body = await this.#body(winner);
+    if (body === undefined || body === null) return undefined;
+    return {
+      id,
+      collection,
+      body,
+      version: winner.id,
+      timestamp: winner.timestamp,
+      author: winner.author,
+      files: [...winner.files],
+      conflicts: record.conflicts().map((m) => m.id),
+    };
+  }
+
+  async get(collection: string, id: string): Promise<MincaRecord | undefined> {
+    assertCollectionName(collection);
+    const record = this.store.collection(collection)?.records.get(id);
+    return record ? this.#read(collection, id, record) : undefined;
+  }
+
+  async list(collection: string, options: ListOptions = {}): Promise<MincaRecord[]> {
+    assertCollectionName(collection);
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
+    const records = [...(this.store.collection(collection)?.records ?? [])];
+    const order = options.order ?? 'id';
+    if (order === 'id') records.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    else {
+      const sign = order === 'newest' ? -1 : 1;
+      const ts = (r: RecordState) => r.winner()?.timestamp ?? 0;
+      records.sort(([a, ra], [b, rb]) => sign * (ts(ra) - ts(rb)) || (a < b ? -1 : 1));
+    }
+    const out: MincaRecord[] = [];
+    for (const [id, record] of records) {
+      if (out.length >= limit) break;
+      const read = await this.#read(collection, id, record);
+      if (read) out.push(read);
+    }
+    return out;
+  }
+
+  /** Writes a new version of record `id` (a new record without one), superseding its heads. */
+  async put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
+    const version = await this.write(collection, id ?? randomId(), body);
+    return (await this.get(collection, version.record))!;
+  }
+
+  /** Whether `version` is of a kind of credential `did` may show here (spec 05 §8). */
+  isCredentialOf(version: Version, did: string): boolean {
+    return isCredentialOf(this, version, did);
+  }
+
+  /** Writes a tombstone over the record's heads. False when there was nothing to delete. */
+  async delete(collection: string, id: string): Promise<boolean> {
+    assertCollectionName(collection);
+    const record = this.store.collection(collection)?.records.get(id);
+    // Already one tombstone and nothing beside it: there is nothing left to delete.
+    if (!record || (record.heads.length === 1 && record.winner()!.deleted)) return false;
+    const stood = (await this.#read(collection, id, record)) !== undefined;
+    await this.write(collection, id, null);
+    return stood;
+  }
+
+  /** Writes a new version of record `id` in `collection`: `null` writes a tombstone. */
+  async write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+    assertCollectionName(collection);
+    if (typeof id !== 'string' || !RECORD_ID.test(id)) {
+      throw new MincaError(
+        'invalid_name',
+        `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
+      );
+    }
+    return this.serialized(async () => {
+      // The writer's record first, so what it writes counts for its account everywhere.
+      if ((await this.roleOf(this.identity.account)) !== undefined) await this.#publishWriter();
+      // What a node may not write would not stand anywhere, so it is refused here, not stored.
+      if (!(await this.mayWrite(this.signer.did))) {
+        throw new MincaError(
+          'not_authorized',
+          `${this.identity.account} may not write in space ${this.id}`,
+        );
+      }
+      const version = await this.seal(collection, id, body);
+      await this.takeIn([version]);
+      return version;
+    });
+  }
+
+  /**
+   * Writes this node's `sys.writer` record, once per chain: it ties the writer key to the
+   * account, so what it writes counts for the account everywhere (spec 05 §6).
+   */
+  async #publishWriter(): Promise<void> {
+    const { chain } = this.identity;
+    if (chain.length === 0) return;
+    const id = didRecordId(this.writer);
+    const record = this.store.collection(WRITER_COLLECTION)?.records.get(id);
+    const current = record?.winner();
+    if (current && current.author === this.writer && this.#published === current.id) return;
+    if (current && current.author === this.writer) {
+      const version = await this.store.getVersion(current.id);
+      const body = version && openWithKeys(version, this.keys);
+      const known = body && (body as { chain?: Uint8Array[] }).chain;
+      if (known && known.length === chain.length && known.every((c, i) => equal(c, chain[i]!))) {
+        this.#published = current.id;
+        return;
+      }
+    }
+    const version = await this.seal(WRITER_COLLECTION, id, { chain });
+    await this.takeIn([version]);
+    this.#published = version.id;
+  }
+
+  /** Publishes this node's writer record if it hasn't: after joining, before it writes. */
+  publishWriter(): Promise<void> {
+    return this.serialized(() => this.#publishWriter());
+  }
+
+  /**
+   * Runs this node's writes here one after another, so a write reads the heads the one before it
+   * left (signing is async: two puts of a record must not both supersede the same heads).
+   */
+  serialized<T>(write: () => Promise<T>): Promise<T> {
+    const done = this.#writes.then(write);
+    this.#writes = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  }
+
+  /** A new version of record `id` superseding its heads, signed by this node; not stored. */
+  seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+    const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
+      (m) => m.id,
+    );
+    return createVersion(
+      {
+        space: this.id,
+        collection,
+        record: id,
+        supersedes: heads,
+        timestamp: this.clock.tick(),
+        files: body === null ? [] : fileIdsIn(body),
+        body,
+      },
+      this.#entry.key,
+      this.signer,
+    );
+  }
+
+  /** Stores versions (already verified) and tells listeners once. Returns those that were new. */
+  async takeIn(versions: readonly Version[]): Promise<Version[]> {
+    const fresh = await this.store.commit({ versions });
+    if (fresh.length === 0) return fresh;
+    // What this node writes next sorts after what it has seen (spec 05 §3.5).
+    for (const v of fresh) this.clock.observe(v.timestamp);
+    const collections = [...new Set(fresh.map((v) => v.collection))].sort();
+    if (collections.some(isSystemCollection)) {
+      this.#membership = undefined;
+      this.#holders = undefined;
+      // A new key wrapped for this node is learned before anything sealed under it comes.
+      if (collections.includes(KEY_COLLECTION)) await this.#learnKeys();
+      for (const listener of this.#sharingListeners) listener();
+    }
+    const change = { space: this.id, collections };
+    // Told after the write, each on its own: a listener that throws can't undo or block it.
+    for (const listener of this.#listeners) void Promise.resolve(change).then(listener);
+    return fresh;
+  }
+
+  /** Adds the keys the owner's key records wrap for this node, and tells who keeps the entry. */
+  async #learnKeys(): Promise<void> {
+    const keys = await learnKeys(this, await this.membership(), this.signer);
+    if (keys.length === 0) return;
+    const entry = this.addKeys(keys);
+    for (const listener of this.#keyListeners) await listener(entry);
+  }
+
+  /** Calls `listener` with the registry entry each time this node learns or makes a key. */
+  onKeys(listener: (entry: SpaceEntry) => Promise<void>): () => void {
+    this.#keyListeners.add(listener);
+    return () => this.#keyListeners.delete(listener);
+  }
+
+  /**
+   * Whether a body that opens under none of this node's keys may still be kept: the owner wrote
+   * a key record of an epoch this node has no key for (it was removed), here or in `batch`. It
+   * is kept, unreadable here, so stores stay level; nothing it says stands here.
+   */
+  async keptUnread(batch: readonly Version[]): Promise<boolean> {
+    const next = keyRecordId(this.keys.length);
+    const membership = await this.membership();
+    const byOwner = (author: string, at: number) => membership.accountAt(author, at) === this.owner;
+    const held = this.store.collection(KEY_COLLECTION)?.records.get(next);
+    if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
+    return batch.some(
+      (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
+    );
+  }
+
+  /**
+   * Reads the store again after another writer changed it, and tells listeners of the
+   * collections that changed (all of them when only the fingerprint tells).
+   */
+  async reload(): Promise<void> {
+    const before = this.store.fingerprint();
+    const counts = new Map(
+      this.store.collectionNames().map((n) => [n, this.store.collection(n)!.versions.size]),
+    );
+    await this.store.invalidate();
+    if (this.store.fingerprint() === before) return;
+    this.#membership = undefined;
+    this.#holders = undefined;
+    const names = this.store.collectionNames();
+    for (const name of names) {
+      for (const meta of this.store.collection(name)!.versions.values()) {
+        this.clock.observe(meta.timestamp);
+      }
+    }
+    let collections = names.filter(
+      (n) => counts.get(n) !== this.store.collection(n)!.versions.size,
+    );
+    if (collections.length === 0) collections = names;
+    const change = { space: this.id, collections };
+    for (const listener of this.#listeners) void Promise.resolve(change).then(listener);
+  }
+
+  subscribe(listener: (change: SpaceChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+const equal = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);

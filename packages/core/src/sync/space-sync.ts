@@ -1,0 +1,286 @@
+/**
+ * The synchroniser of one space shared with one peer (spec 05 §8, pacing §10): where the peer
+ * stands, the Negentropy session this side runs or answers, the ids wanted and in flight,
+ * versions taken in through the intake, refusals both ways, and versions waiting for a grant.
+ * The counterpart of automerge-repo's `DocSynchronizer`, for a whole space. The connection
+ * (`Peer`) routes a space's messages here, one at a time.
+ */
+import { fromHex, toHex } from '../bytes.js';
+import { MincaError } from '../errors.js';
+import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
+import { isSystemCollection } from '../names.js';
+import type { SpaceView } from '../space/space-view.js';
+import type { Version } from '../version.js';
+import { BoundedSet } from './bounded-set.js';
+import { MAX_FRAME_BYTES, MAX_VERSIONS_PER_MESSAGE, type Message } from './messages.js';
+import {
+  MAX_IDS_PER_WANT,
+  MAX_REFUSALS,
+  MAX_WAITING,
+  MAX_WANTS_IN_FLIGHT,
+  STALE_MS,
+} from './pacing.js';
+import { type Reconciled, Reconciliation, type SyncChannel } from './reconciliation.js';
+
+export type { SyncChannel } from './reconciliation.js';
+
+import type { PeerSpaceStatus } from './sync-host.js';
+
+interface Want {
+  ids: string[];
+  at: number;
+}
+
+export class SpaceSync implements Reconciled {
+  /** The peer's last fingerprint and counts per collection, from its `hello`. */
+  peerPrint: Uint8Array | undefined;
+  peerCounts: Array<[string, number]> = [];
+  readonly #wanted: string[] = [];
+  /** Ids asked for once: not asked again, unless their want went stale. */
+  readonly #asked = new Set<string>();
+  readonly #inFlight = new Map<number, Want>();
+  /** Versions we refused from this peer, and it refused from us: not moved again. */
+  readonly #refused = new BoundedSet(MAX_REFUSALS);
+  /**
+   * Of those, the ones we refused because their author had no role here yet: asked again when
+   * `sys.*` changes here, since the grant may have arrived after them.
+   */
+  readonly #ungranted = new BoundedSet(MAX_REFUSALS);
+  /** The peer's last reason for refusing a version of ours, such as a host over its limits. */
+  #refusedWhy: string | undefined;
+  /** Versions whose author may not write by what we hold yet: the grant may be on its way. */
+  readonly #waiting = new Map<string, Version>();
+  readonly #reconciliation: Reconciliation;
+
+  constructor(
+    readonly space: SpaceView,
+    private readonly channel: SyncChannel,
+  ) {
+    this.#reconciliation = new Reconciliation(this, channel);
+  }
+
+  get id(): string {
+    return this.space.id;
+  }
+
+  /** This node's standing with the peer here. */
+  status(): PeerSpaceStatus {
+    const level =
+      this.peerPrint !== undefined && toHex(this.peerPrint) === this.space.store.fingerprint();
+    const outstanding = this.fetching() || this.#reconciliation.running || this.#waiting.size > 0;
+    const synced = (this.#reconciliation.reconciled && !outstanding) || level;
+    return {
+      did: this.channel.peer,
+      ...(this.channel.peerWriter !== this.channel.peer ? { writer: this.channel.peerWriter } : {}),
+      synced,
+      level,
+      ...(this.#refusedWhy ? { refused: this.#refusedWhy } : {}),
+    };
+  }
+
+  /** Tells the peer where this node stands: the fingerprint, and each collection's count. */
+  hello(): void {
+    const store = this.space.store;
+    const counts = store
+      .collectionNames()
+      .map((c) => [c, store.collection(c)!.versions.size] as [string, number]);
+    this.channel.send({ t: 'hello', s: this.id, f: fromHex(store.fingerprint()), c: counts });
+  }
+
+  /** Routes one message of this space. */
+  async handle(m: Message): Promise<void> {
+    switch (m.t) {
+      case 'hello':
+        return this.#onHello(m);
+      case 'neg':
+        return this.#reconciliation.onNeg(m.c, m.m);
+      case 'want':
+        return this.#onWant(m.q, m.i);
+      case 'vers':
+        return this.#onVersions(m.v, m.q);
+      case 'refuse':
+        this.#refused.add(toHex(m.i));
+        if (m.w) this.#refusedWhy = m.w.slice(0, 500);
+        return;
+    }
+  }
+
+  async #onHello(m: Extract<Message, { t: 'hello' }>): Promise<void> {
+    this.peerPrint = m.f;
+    this.peerCounts = m.c;
+    if (toHex(m.f) === this.space.store.fingerprint()) return;
+    // Not level: the starter reconciles; the other side answers with where it stands, so the
+    // starter learns of the difference now rather than at its next heartbeat.
+    if (this.channel.starter) await this.#reconciliation.start();
+    else this.hello();
+  }
+
+  /** Ids queued or asked for and not answered yet. */
+  fetching(): boolean {
+    return this.#wanted.length > 0 || this.#inFlight.size > 0;
+  }
+
+  /** Queues ids to ask for; `first` puts them ahead (sys.* and what waiting versions need). */
+  want(ids: readonly string[], first = false): void {
+    const fresh = ids.filter(
+      (id) => !this.#asked.has(id) && !this.#refused.has(id) && !this.#holds(id),
+    );
+    for (const id of fresh) this.#asked.add(id);
+    if (first) this.#wanted.unshift(...fresh);
+    else this.#wanted.push(...fresh);
+    this.#sendWants();
+  }
+
+  #holds(id: string): boolean {
+    const store = this.space.store;
+    return store.collectionNames().some((c) => store.hasVersion(c, id));
+  }
+
+  #sendWants(): void {
+    while (this.#inFlight.size < MAX_WANTS_IN_FLIGHT && this.#wanted.length > 0) {
+      const ids = this.#wanted.splice(0, MAX_IDS_PER_WANT);
+      const q = this.channel.nextWant();
+      this.#inFlight.set(q, { ids, at: this.channel.now() });
+      this.channel.send({ t: 'want', s: this.id, q, i: ids.map(fromHex) });
+    }
+  }
+
+  async #onWant(q: number, ids: Uint8Array[]): Promise<void> {
+    const versions = await this.space.store.getVersions(ids.map(toHex));
+    this.#sendVersions(
+      versions.filter((v): v is Version => v !== undefined),
+      q,
+    );
+  }
+
+  /** Sends versions the peer lacks, unasked (the starter learns what the responder needs). */
+  async push(ids: readonly string[]): Promise<void> {
+    const send = ids.filter((id) => !this.#refused.has(id));
+    if (send.length === 0) return;
+    const versions = await this.space.store.getVersions(send);
+    this.#sendVersions(versions.filter((v): v is Version => v !== undefined));
+  }
+
+  /**
+   * Packs versions into frames under the byte and count limits (small versions hit the count
+   * first); an answer to a want always gets one reply.
+   */
+  #sendVersions(versions: Version[], q?: number): void {
+    const budget = MAX_FRAME_BYTES - 1024;
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    const flush = (last: boolean) => {
+      if (batch.length === 0 && !(last && q !== undefined)) return;
+      this.channel.send({
+        t: 'vers',
+        s: this.id,
+        ...(last && q !== undefined ? { q } : {}),
+        v: batch,
+      });
+      batch = [];
+      size = 0;
+    };
+    for (const v of versions) {
+      if (size + v.bytes.length + 8 > budget || batch.length >= MAX_VERSIONS_PER_MESSAGE)
+        flush(false);
+      batch.push(v.bytes);
+      size += v.bytes.length + 8;
+    }
+    flush(true);
+  }
+
+  async #onVersions(frames: Uint8Array[], q?: number): Promise<void> {
+    if (q !== undefined && !this.#inFlight.delete(q))
+      throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
+    // Any version that does not verify, is of another space or does not open ends the connection.
+    const versions = await verifyIncoming(this.space, decodeIncoming(frames));
+    await this.#admit(versions);
+    this.#sendWants();
+    await this.#reconciliation.rerunWhenFetched();
+  }
+
+  /** Takes in what may be kept; a holder over its limits refuses, with its reason, and keeps what it has. */
+  async #admit(versions: readonly Version[]): Promise<void> {
+    if (versions.length === 0) return;
+    const { taken, ungranted, refused } = await admit(this.space, versions, {
+      peer: this.channel.peer,
+    });
+    if (refused) for (const v of refused.versions) this.#refuse(v, refused.reason);
+    for (const v of ungranted) {
+      if (this.#reconciliation.systemDone) this.#refuse(v);
+      else this.#wait(v);
+    }
+    this.#wantEarlier(taken);
+    if (taken.some((v) => isSystemCollection(v.collection))) await this.recheckWaiting(false);
+  }
+
+  /** Refuses a version; without `why`, because its author has no role here by what we hold. */
+  #refuse(version: Version, why?: string): void {
+    this.#refused.add(version.id);
+    if (why === undefined) this.#ungranted.add(version.id);
+    this.channel.send({
+      t: 'refuse',
+      s: this.id,
+      i: fromHex(version.id),
+      w: why ?? `${version.author} may not write in this space`,
+    });
+  }
+
+  /** Asks again for what was refused for want of a grant: what still lacks one is refused again. */
+  askUngranted(): void {
+    const ids = this.#ungranted.take();
+    for (const id of ids) {
+      this.#refused.delete(id);
+      this.#asked.delete(id);
+    }
+    if (ids.length > 0) this.want(ids);
+  }
+
+  #wait(version: Version): void {
+    this.#waiting.set(version.id, version);
+    if (this.#waiting.size > MAX_WAITING) this.#waiting.delete(this.#waiting.keys().next().value!);
+  }
+
+  /** Takes in the waiting versions whose author may now write; with `final`, refuses the rest. */
+  async recheckWaiting(final: boolean): Promise<void> {
+    const waiting = [...this.#waiting.values()];
+    if (final) this.#waiting.clear();
+    if (waiting.length === 0) return;
+    const { taken, ungranted, refused } = await admit(this.space, waiting, {
+      peer: this.channel.peer,
+    });
+    for (const v of taken) this.#waiting.delete(v.id);
+    for (const v of refused?.versions ?? []) {
+      this.#waiting.delete(v.id);
+      this.#refuse(v, refused!.reason);
+    }
+    if (final) for (const v of ungranted) this.#refuse(v);
+    this.#wantEarlier(taken);
+  }
+
+  /** Asks for what newly taken versions supersede and this node lacks, ahead of the rest. */
+  #wantEarlier(taken: readonly Version[]): void {
+    const earlier = taken.flatMap((v) => v.supersedes).filter((id) => !this.#holds(id));
+    if (earlier.length > 0) this.want(earlier, true);
+  }
+
+  /** Heartbeat: drops the session and wants gone stale, sends what is queued, says hello. */
+  tick(): void {
+    const now = this.channel.now();
+    this.#reconciliation.dropIfStale();
+    for (const [q, want] of this.#inFlight) {
+      if (now - want.at < STALE_MS) continue;
+      this.#inFlight.delete(q);
+      // Found again by a later session, so they may be asked again.
+      for (const wanted of want.ids) this.#asked.delete(wanted);
+    }
+    this.#reconciliation.heartbeat();
+    this.#sendWants();
+    this.hello();
+  }
+
+  /** Runs the session deferred while wants were out, once they are all answered. */
+  rerunWhenFetched(): Promise<void> {
+    return this.#reconciliation.rerunWhenFetched();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * What a sync peer needs of its node, and what it tells of a space: the interfaces between
+ * `sync/` and the rest of the node. Holding (spec 05 §7.3) comes in only through these.
+ */
+import type { FileService } from '../files/file-channel.js';
+import type { SigningKey } from '../keys.js';
+import type { SpaceView } from '../space/space-view.js';
+
+/** A space a peer names with its access proof (spec 05 §7.3), the proof not yet checked. */
+export interface OfferedSpace {
+  space: string;
+  /** The access DID the proof is to verify under. */
+  access: string;
+  /** Checks the proof: one signature, so a holder asks only for the spaces it would keep. */
+  verify(): Promise<boolean>;
+}
+
+/** What a holder answers to proven spaces: those it holds for this peer, and why not the rest. */
+export interface Admission {
+  admitted: string[];
+  refused: Array<{ space: string; reason: string }>;
+}
+
+/** What a peer connection needs of its node. */
+export interface SyncHost {
+  /** The DID of the writer key this node proves in the handshake. */
+  readonly did: string;
+  /** The certificates tying that key to the node's account (spec 05 §6); empty: it is its own. */
+  readonly chain: readonly Uint8Array[];
+  /**
+   * Whether `subject` (a device or writer of `account`) is revoked, by what this node knows:
+   * a revoked peer proves its key but is no member of anything.
+   */
+  revoked?(subject: string, account: string): Promise<boolean>;
+  sign(message: Uint8Array): Promise<Uint8Array>;
+  /** The spaces this node would sync with `did`: those it holds that `did` may read. */
+  spacesFor(did: string): Promise<string[]>;
+  /** The versions giving this node its role in each of `spaces`, as bytes. */
+  credentials(spaces: readonly string[]): Promise<Uint8Array[]>;
+  /** Whether this node holds space `id`, with its key or without. */
+  holds(id: string): Promise<boolean>;
+  space(id: string): Promise<SpaceView>;
+  now(): number;
+  /**
+   * The space's access key, when `did` may hold `space` without its key (a host or carrier the
+   * owner allows): this node proves the space to it with the key (spec 05 §7.3).
+   */
+  accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
+  /**
+   * The probe key of every space this node holds with its key (spec 05 §8 "Probes"), so it can
+   * tell a member who doesn't know it yet that it has the space, and match such a member's.
+   */
+  probeKeys?(): Promise<Array<[space: string, key: Uint8Array]>>;
+  /**
+   * A holder: which of the spaces `did` offers with proofs this node keeps for it (spec 05
+   * §7.3). It checks the proofs of those it would keep, and throws `protocol` for one that
+   * does not verify, before keeping any.
+   */
+  admit?(did: string, offered: readonly OfferedSpace[]): Promise<Admission>;
+  /** Files: told when a space becomes shared with a peer, and answering its requests (§16.6). */
+  files?: FileService;
+}
+
+/** How this node stands with one peer in one space. */
+export interface PeerSpaceStatus {
+  /** The peer's account. */
+  did: string;
+  /** The peer's writer key, which it proved, when it is not the account's own. */
+  writer?: string;
+  /** A reconciliation finished and nothing asked of the peer is outstanding. */
+  synced: boolean;
+  /** Both hold exactly the same versions: the fingerprints are equal. */
+  level: boolean;
+  /** Why the peer last refused a version of ours (a holder over its limits), if it did. */
+  refused?: string;
+}

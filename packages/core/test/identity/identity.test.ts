@@ -1,0 +1,204 @@
+/**
+ * Keys by role (spec 05 §6, §7): writers tied to accounts by certificates, devices removed on
+ * their own, invites that cost nobody their records, keys that change when a member leaves.
+ */
+import { describe, expect, it } from 'vitest';
+import { issueCertificate, issueRevocation } from '../../src/identity/certificate.js';
+import { SigningKey } from '../../src/keys.js';
+import type { MincaNode } from '../../src/node.js';
+import { connect, converged, nodeFixture, until } from '../sync-helpers.js';
+import { TestAccount } from './identity-helpers.js';
+
+const { make } = nodeFixture();
+
+const texts = async (node: MincaNode, space: string) =>
+  (await node.records.list<{ text: string }>(space, 'app.post')).map((r) => r.body.text).sort();
+
+describe('writers of an account', () => {
+  it('two devices of one account sign with their own keys and write for the account', async () => {
+    const account = new TestAccount();
+    const laptop = await make(await account.node());
+    const phone = await make(await account.node());
+    expect(laptop.did).toBe(account.did);
+    expect(phone.did).toBe(account.did);
+    expect(laptop.writer).not.toBe(phone.writer);
+
+    const space = await laptop.spaces.create();
+    expect(space.owner).toBe(account.did);
+    // The account's other device joins with a ticket for the account itself.
+    await phone.spaces.join(await laptop.spaces.share(space.id, account.did));
+    const a = await laptop.records.put(space.id, 'app.post', { text: 'from the laptop' });
+    connect(laptop, phone);
+    await converged([laptop, phone], space.id);
+    const b = await phone.records.put(space.id, 'app.post', { text: 'from the phone' });
+    await converged([laptop, phone], space.id);
+    expect(await texts(laptop, space.id)).toEqual(['from the laptop', 'from the phone']);
+    expect(a.author).toBe(laptop.writer);
+    expect(b.author).toBe(phone.writer);
+  });
+
+  it('removing a device stops its new versions from standing, on the other device and through a host', async () => {
+    const account = new TestAccount();
+    const laptop = await make(await account.node());
+    const phoneConfig = await account.node();
+    const phone = await make(phoneConfig);
+    const friend = await make();
+    const host = await make({ holding: {} });
+    const space = await laptop.spaces.create();
+    await laptop.spaces.allowHolder(space.id, host.did);
+    await friend.spaces.join(await laptop.spaces.invite(space.id, { role: 'reader' }));
+    await phone.spaces.join(await laptop.spaces.share(space.id, account.did));
+    const [toPhone] = connect(laptop, phone);
+    await phone.records.put(space.id, 'app.post', { text: 'before' });
+    await converged([laptop, phone], space.id);
+    toPhone.close('the phone is lost');
+
+    // The phone is lost: the account's root revokes it, on the laptop. The phone, offline,
+    // doesn't know and goes on writing.
+    const revocation = await issueRevocation(account.root, phoneConfig.device!, Date.now());
+    await laptop.spaces.revoke(revocation.bytes);
+    await new Promise((r) => setTimeout(r, 5));
+    await phone.records.put(space.id, 'app.post', { text: 'after' });
+
+    // Everyone meets at the host, which can't judge anyone: members do.
+    connect(laptop, host);
+    connect(friend, host);
+    connect(phone, host);
+    await until(
+      async () => (await texts(friend, space.id)).includes('before'),
+      5000,
+      'the friend to read through the host',
+    );
+    await until(
+      async () =>
+        (await host.spaces.status(space.id)).versions >
+        (await laptop.spaces.status(space.id)).versions,
+      5000,
+      'the host to hold what the phone wrote',
+    );
+    await until(
+      async () => (await friend.spaces.status(space.id)).collections.includes('sys.revoke'),
+      5000,
+      'the friend to hold the revocation',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await texts(laptop, space.id)).toEqual(['before']);
+    expect(await texts(friend, space.id)).toEqual(['before']);
+    // A revoked key proves itself in a handshake, but is nobody: nothing is shared with it.
+    const [, phoneAtLaptop] = connect(phone, laptop);
+    await until(() => phoneAtLaptop.did !== undefined, 5000, 'the handshake');
+    expect(phoneAtLaptop.did).toBe(phone.writer);
+    expect(phoneAtLaptop.spaces()).toEqual([]);
+  });
+
+  it('an app key limited to some spaces writes only in those', async () => {
+    const account = new TestAccount();
+    const home = await make(await account.node());
+    const allowed = await home.spaces.create();
+    const other = await home.spaces.create();
+    const app = await make(await account.node({ spaces: [allowed.id] }));
+    await app.spaces.join(await home.spaces.share(allowed.id, account.did));
+    await app.spaces.join(await home.spaces.share(other.id, account.did));
+    await app.records.put(allowed.id, 'app.post', { text: 'in the allowed space' });
+    await expect(
+      app.records.put(other.id, 'app.post', { text: 'elsewhere' }),
+    ).rejects.toMatchObject({ code: 'not_authorized' });
+    connect(home, app);
+    await converged([home, app], allowed.id);
+    expect(await texts(home, allowed.id)).toEqual(['in the allowed space']);
+  });
+
+  it('a forged or broken chain of certificates is refused at the start', async () => {
+    const account = new TestAccount();
+    const { key, certificates } = await account.node();
+    const stranger = SigningKey.generate();
+    const forged = await issueCertificate(stranger, {
+      kind: 'writer',
+      subject: key!.did,
+      account: account.did,
+      issued: Date.now(),
+    });
+    await expect(
+      make({ key, certificates: [certificates![0]!, forged.bytes] }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    const tampered = certificates![1]!.slice();
+    tampered[tampered.length - 1]! ^= 1;
+    await expect(make({ key, certificates: [certificates![0]!, tampered] })).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+  });
+});
+
+describe('invites', () => {
+  it('a second person with one invite costs the first nothing, and the owner is told', async () => {
+    const owner = await make();
+    const ben = await make();
+    const cleo = await make();
+    const space = await owner.spaces.create();
+    const code = await owner.spaces.invite(space.id);
+    const told: unknown[] = [];
+    owner.spaces.onReusedInvite((event) => told.push(event));
+    await ben.spaces.join(code);
+    await ben.records.put(space.id, 'app.post', { text: 'ben was here' });
+    connect(owner, ben);
+    await converged([owner, ben], space.id);
+    // The link was forwarded: Cleo joins with it too.
+    await cleo.spaces.join(code);
+    await cleo.records.put(space.id, 'app.post', { text: 'cleo too' });
+    connect(owner, cleo);
+    await converged([owner, ben, cleo], space.id);
+    for (const node of [owner, ben, cleo])
+      expect(await texts(node, space.id)).toEqual(['ben was here', 'cleo too']);
+    expect(await ben.records.put(space.id, 'app.post', { text: 'ben again' })).toBeTruthy();
+    const status = await owner.spaces.status(space.id);
+    expect(status.reusedInvites).toHaveLength(1);
+    expect(status.reusedInvites[0]!.accounts).toEqual([ben.did, cleo.did]);
+    await until(() => told.length === 1, 5000, 'the owner to be told');
+    expect(told[0]).toMatchObject({ space: space.id, accounts: [ben.did, cleo.did] });
+
+    // The owner removes Cleo: what she wrote stays, what she writes next does not stand.
+    await owner.spaces.removeMember(space.id, cleo.did);
+    await converged([owner, ben, cleo], space.id);
+    await expect(
+      cleo.records.put(space.id, 'app.post', { text: 'cleo later' }),
+    ).rejects.toMatchObject({
+      code: 'not_authorized',
+    });
+    await converged([owner, ben], space.id);
+    expect(await texts(ben, space.id)).toEqual(['ben again', 'ben was here', 'cleo too']);
+  });
+});
+
+describe('a member who leaves', () => {
+  it('cannot open what is written after, while the members left read everything', async () => {
+    const owner = await make();
+    const stays = await make();
+    const leaves = await make();
+    const space = await owner.spaces.create();
+    for (const node of [stays, leaves]) {
+      await owner.spaces.setRole(space.id, node.did, 'writer');
+      await node.spaces.join(await owner.spaces.share(space.id, node.did));
+    }
+    connect(owner, stays);
+    connect(owner, leaves);
+    await leaves.records.put(space.id, 'app.post', { text: 'old news' });
+    await converged([owner, stays, leaves], space.id);
+    await owner.spaces.removeMember(space.id, leaves.did);
+    const secret = await owner.records.put(space.id, 'app.post', { text: 'after they left' });
+    await converged([owner, stays, leaves], space.id);
+    // The one who left holds the version but can't read it; those who stay read it all.
+    expect(await texts(stays, space.id)).toEqual(['after they left', 'old news']);
+    expect(await texts(owner, space.id)).toEqual(['after they left', 'old news']);
+    expect(await leaves.records.get(space.id, 'app.post', secret.id)).toBeUndefined();
+    expect(await texts(leaves, space.id)).toEqual(['old news']);
+    // And what the members left write next is sealed under the new key too.
+    const reply = await stays.records.put(space.id, 'app.post', { text: 'reply' });
+    await converged([owner, stays, leaves], space.id);
+    expect(await leaves.records.get(space.id, 'app.post', reply.id)).toBeUndefined();
+    expect((await owner.records.get(space.id, 'app.post', reply.id))?.body).toEqual({
+      text: 'reply',
+    });
+  });
+});

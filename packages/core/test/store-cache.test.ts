@@ -1,0 +1,94 @@
+// "The store in memory": each store keeps up to 50,000 version bodies of its own, letting the
+// one used longest ago go first. The cache alone at its real size, then a Store reading
+// through it (its adapter counting what it is asked).
+import { describe, expect, it } from 'vitest';
+import type { StorageAdapter } from '../src/adapter.js';
+import { randomId } from '../src/ids.js';
+import { SigningKey } from '../src/keys.js';
+import { LruBodyCache } from '../src/lru.js';
+import { randomKey } from '../src/seal.js';
+import { DEFAULT_BODY_CACHE, Store } from '../src/store.js';
+import { createVersion } from '../src/version.js';
+import { fakeStores } from './fake-adapter.js';
+
+const key = SigningKey.generate();
+const spaceKey = randomKey();
+const space = randomId();
+const versions = (n: number) =>
+  Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      createVersion(
+        {
+          space,
+          collection: 'app.post',
+          record: `r${i}`,
+          supersedes: [],
+          timestamp: 1_000 + i,
+          files: [],
+          body: { i },
+        },
+        spaceKey,
+        key,
+      ),
+    ),
+  );
+
+/** An adapter that counts the bodies it is asked for. */
+function counting(adapter: StorageAdapter) {
+  const asked: string[] = [];
+  const wrapped: StorageAdapter = {
+    ...adapter,
+    getVersion: async (id) => {
+      asked.push(id);
+      return adapter.getVersion(id);
+    },
+  };
+  delete wrapped.getVersions;
+  return { adapter: wrapped, asked };
+}
+
+describe('the body cache', () => {
+  it('holds 50,000 bodies by default and lets the one used longest ago go first', () => {
+    expect(DEFAULT_BODY_CACHE).toBe(50_000);
+    const cache = new LruBodyCache(DEFAULT_BODY_CACHE);
+    const id = (i: number) => i.toString(16).padStart(64, '0');
+    const body = new Uint8Array(1);
+    for (let i = 0; i < DEFAULT_BODY_CACHE; i++) cache.set(id(i), body);
+    expect(cache.size).toBe(DEFAULT_BODY_CACHE);
+    // Body 0 is used again: body 1 is now the one used longest ago.
+    expect(cache.get(id(0))).toBe(body);
+    cache.set(id(DEFAULT_BODY_CACHE), body);
+    expect(cache.size).toBe(DEFAULT_BODY_CACHE);
+    expect(cache.get(id(1))).toBeUndefined();
+    expect(cache.get(id(0))).toBe(body);
+    expect(cache.get(id(2))).toBe(body);
+    cache.set(id(DEFAULT_BODY_CACHE + 1), body);
+    expect(cache.get(id(3))).toBeUndefined(); // 2 was used since, so 3 went
+    expect(cache.get(id(DEFAULT_BODY_CACHE + 1))).toBe(body);
+  });
+
+  it('a store reads a body once, and again only after it was let go as the oldest used', async () => {
+    const factory = fakeStores();
+    const made = await versions(6);
+    const writer = await Store.open(await factory.open('s'));
+    await writer.commit({ versions: made });
+    const { adapter, asked } = counting(await factory.open('s'));
+    const store = await Store.open(adapter, { bodyCache: new LruBodyCache(4) });
+    const read = async (i: number) => (await store.getVersion(made[i]!.id))!.id;
+    for (const i of [0, 1, 2, 3]) expect(await read(i)).toBe(made[i]!.id);
+    expect(asked).toHaveLength(4);
+    await read(0); // a hit, and 0 is the one used last now
+    expect(asked).toHaveLength(4);
+    await read(4); // 1 goes, not 0
+    await read(0);
+    expect(asked).toHaveLength(5);
+    await read(1);
+    expect(asked.at(-1)).toBe(made[1]!.id);
+    // Without a cache of its own given, a store keeps every body it read (up to 50,000).
+    const plain = counting(await factory.open('s'));
+    const own = await Store.open(plain.adapter);
+    await own.getVersions(made.map((v) => v.id));
+    await own.getVersions(made.map((v) => v.id));
+    expect(plain.asked).toHaveLength(made.length);
+  });
+});
