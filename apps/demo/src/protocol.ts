@@ -82,6 +82,11 @@ export interface SyncView {
   peers: PeerView[];
   /** Posts written here that the host may not have yet (none once level with it). */
   waiting: number;
+  /**
+   * For the owner: invite links accepted by more than one account (a forwarded link), each
+   * with the accounts that joined with it, earliest first. Each of them has the role.
+   */
+  reused: Array<{ accounts: string[] }>;
 }
 
 /** Where the host is: served by the demo server as /config.json. */

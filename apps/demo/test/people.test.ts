@@ -253,4 +253,23 @@ run('three people in Chromium', () => {
     await ada.locator('main[data-rendered="true"]').waitFor(WAIT);
     expect(await ada.locator('#space-title').textContent()).toBe('Friends');
   });
+
+  it('Ada is told when her first link was passed on and used by a second person', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    contexts.push(context);
+    const dee = await context.newPage();
+    await dee.goto(link);
+    await dee.getByRole('heading', { name: 'Ada invites you to Friends' }).waitFor(WAIT);
+    await dee.getByLabel('Your name').fill('Dee');
+    await dee.getByRole('button', { name: 'Join Friends' }).click();
+    await dee.locator('main[data-rendered="true"]').waitFor(WAIT);
+    // Two accounts accepted one invite: the owner sees who, by name.
+    await expect
+      .poll(() => ada.locator('#invite-alerts').textContent(), WAIT)
+      .toContain('One invite link was used by 2 people: Bo and Dee.');
+    // Nobody else is told: only the owner made the invite.
+    expect(await bo.locator('#invite-alerts').textContent()).toBe('');
+    await accessible(ada);
+    await shot(ada, '16-ada-invite-reused');
+  });
 });

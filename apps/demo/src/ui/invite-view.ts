@@ -43,7 +43,7 @@ export function openInvite(
     h(
       'p',
       { id: 'invite-help' },
-      'Send this link to one person. It lets them join as a writer, once. Anyone who has it can use it, so send it only to them.',
+      'Send this link to the person you invite: it lets them join as a writer. Anyone who has it can use it, so send it only to them; if it is passed on and used again, People tells you who joined with it.',
     ),
     h('label', { for: 'invite-link' }, 'Invite link'),
     input,

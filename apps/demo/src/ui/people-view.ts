@@ -38,9 +38,8 @@ export function peopleView(ctx: PostContext): PeopleView {
   const members = h('ul', { class: 'plain people', id: 'members' });
   const line = h('p', { class: 'sync', id: 'sync-state', role: 'status' });
   const peers = h('ul', { class: 'plain', id: 'peers', 'aria-label': 'Connected' });
-  // Issue 14 (core): an invite used twice will be shown to the owner here. Core does not yet
-  // tell a node of a second acceptance, so this stays empty until it does.
-  const alerts = h('div', { id: 'invite-alerts', 'data-waits-for': 'core issue 14', hidden: true });
+  // An invite link used by more than one account (it was passed on): told to the owner.
+  const alerts = h('div', { id: 'invite-alerts', role: 'status' });
   let lastSync: SyncView | undefined;
   let owner: string | undefined;
   const element = h(
@@ -53,7 +52,22 @@ export function peopleView(ctx: PostContext): PeopleView {
     alerts,
   );
 
+  const showReused = () => {
+    alerts.replaceChildren(
+      ...(lastSync?.reused ?? []).map(({ accounts }) => {
+        const names = accounts.map((did) => ctx.who(did));
+        const list = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+        return h(
+          'p',
+          { class: 'alert' },
+          `One invite link was used by ${accounts.length} people: ${list}. Each of them is in the space now. If you sent it to one person, it was passed on.`,
+        );
+      }),
+    );
+  };
+
   const showSync = () => {
+    showReused();
     const { state, text } = syncLine(lastSync);
     line.dataset.state = state;
     line.textContent = text;

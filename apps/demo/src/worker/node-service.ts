@@ -318,6 +318,11 @@ export class NodeService implements NodeApi {
         ...(refused ? { refused } : {}),
       })),
       waiting: await outbox.waiting(space),
+      // Only the owner made the invites, and can act on one used twice.
+      reused:
+        status.owner === this.#n.did
+          ? status.reusedInvites.map(({ accounts }) => ({ accounts: [...accounts] }))
+          : [],
     };
   }
 
