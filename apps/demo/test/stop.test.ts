@@ -81,7 +81,7 @@ describe.skipIf(!linux)('stopping the demo', () => {
   it('SIGTERM to the launcher stops the server and the host', async () => {
     const dir = join(data, 'term');
     const { pids } = await startDemo(dir);
-    expect(pids.length).toBe(4);
+    expect(pids.length).toBeGreaterThanOrEqual(3); // the launcher, the server, the host (and sh)
     const launcher = processesNaming('scripts/demo.mjs').find((p) => pids.includes(p))!;
     process.kill(launcher, 'SIGTERM');
     expect(await until(() => pids.every((p) => !alive(p)), 15_000)).toBe(true);
@@ -90,7 +90,7 @@ describe.skipIf(!linux)('stopping the demo', () => {
   it('killing the shell npm ran it in, with SIGKILL, stops them too', async () => {
     const dir = join(data, 'kill');
     const { shell, pids } = await startDemo(dir);
-    expect(pids.length).toBe(4);
+    expect(pids.length).toBeGreaterThanOrEqual(3); // the launcher, the server, the host (and sh)
     shell.kill('SIGKILL');
     expect(await until(() => pids.every((p) => !alive(p)), 15_000)).toBe(true);
   }, 90_000);
