@@ -42,7 +42,8 @@ async function puts(certified: boolean): Promise<number> {
   const node = await createNode({ stores: memoryStores(), ...(await identity(certified)) });
   const space = await node.spaces.create();
   const start = performance.now();
-  for (let i = 0; i < PUTS; i++) await node.records.put(space.id, 'app.post', { text: `post ${i}` });
+  for (let i = 0; i < PUTS; i++)
+    await node.records.put(space.id, 'app.post', { text: `post ${i}` });
   const rate = PUTS / ((performance.now() - start) / 1000);
   await node.close();
   return rate;
