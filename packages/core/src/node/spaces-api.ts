@@ -86,6 +86,14 @@ export function spacesApi(parts: SpacesApiParts) {
       await spaces.view(id); // held without its key too
       await mirrors.sync(id);
     },
+    /**
+     * The spaces this node shares with `did`, an account or a holder: those where it has a role
+     * or the owner lets it hold the space. A sync with `did` should share every one of them.
+     */
+    sharedWith: async (did: string): Promise<string[]> => {
+      spaces.check();
+      return (await sharing.spacesFor(did)).sort();
+    },
     /** The ids of every space known here. */
     list: async (): Promise<string[]> => {
       spaces.check();
