@@ -100,7 +100,13 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
   const account = await loadAccount(context.home);
   const identity = await openIdentity(account, context.env);
   const writer = await nodeWriter(identity);
-  const signing = { key: writer.key, certificates: chainOf(identity, writer) };
+  const signing = {
+    key: writer.key,
+    certificates: chainOf(identity, writer),
+    // A segment in the folder that does not hold (damaged, or written by someone without the
+    // keys) is skipped; the person is told, since someone may be tampering with the folder.
+    onMirrorError: (error: Error) => context.out.note(`data folder: ${error.message}`),
+  };
   const paths = identity.paths;
   const local = reloadable(directoryStores(paths.stores));
   let close: () => Promise<void>;

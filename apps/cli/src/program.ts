@@ -78,9 +78,8 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .requiredOption('--folder <dir>', 'the data folder (its copy on this device)')
     .option('--label <name>', "this device's name (default: the host name)")
     .option('--passphrase', 'use the recovery passphrase rather than a pairing code')
-    .action(
-      action((c, o: { folder: string; label?: string; passphrase?: boolean }) => deviceJoin(c, o)),
-    );
+    .option('--timeout <s>', 'seconds to wait for the answer to a pairing code (default 600)')
+    .action(action((c, o) => deviceJoin(c, o)));
   device
     .command('remove <device>')
     .description('revoke a device (its DID or label): nothing it signs from now on stands')

@@ -178,9 +178,10 @@ export async function deviceAdd(
  */
 export async function deviceJoin(
   context: Context,
-  options: { folder: string; label?: string; passphrase?: boolean },
+  options: { folder: string; label?: string; passphrase?: boolean; timeout?: string },
 ): Promise<void> {
   const home = resolve(options.folder);
+  const waitMs = timeoutMs(options.timeout);
   const account = await loadAccount(home);
   needsFolder(account, 'joining a device');
   const paths = await pathsOf(account, context.env);
@@ -209,7 +210,7 @@ export async function deviceJoin(
     const key = SigningKey.generate();
     await sendRequest(pairing, key, label);
     if (!context.out.json) context.out.note('Waiting for your other device to answer…');
-    const answered = await awaitAnswer(pairing, key, Date.now() + PAIRING_MS);
+    const answered = await awaitAnswer(pairing, key, Date.now() + waitMs);
     device = { key, cert: answered.certificate };
     registryKey = answered.registryKey;
   }
