@@ -130,8 +130,16 @@ export async function openSlotNode(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Syncs two nodes in this process until every space they share is level (bounded). */
-export async function syncInProcess(a: MincaNode, b: MincaNode, timeoutMs = 30_000): Promise<void> {
+/**
+ * Syncs two nodes in this process until every space they share is level (bounded). Gives the
+ * account `a` sees at the other end: `b`'s account, or `b`'s own writer DID when `a` holds its
+ * key revoked (it is then nobody, and nothing is shared).
+ */
+export async function syncInProcess(
+  a: MincaNode,
+  b: MincaNode,
+  timeoutMs = 30_000,
+): Promise<string | undefined> {
   const [ta, tb] = createMemoryTransportPair();
   const pa: Peer = a.connect(ta);
   const pb: Peer = b.connect(tb);
@@ -146,7 +154,7 @@ export async function syncInProcess(a: MincaNode, b: MincaNode, timeoutMs = 30_0
       ];
       if (ready && states.every((s) => s?.level)) {
         // Level, and nothing new named for a moment: the spaces message came and went.
-        if (++quiet >= 3) return;
+        if (++quiet >= 3) return pa.did;
       } else quiet = 0;
       await sleep(50);
     }

@@ -13,6 +13,7 @@ import {
 import { type Account, loadAccount } from './account.js';
 import { openSlotNode, syncInProcess } from './agent-slot.js';
 import { markChanged } from './changes.js';
+import { CliError, EXIT } from './cli-error.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
 import { chainOf, type DeviceIdentity, nodeWriter, openIdentity } from './identity.js';
 import { createOutput, type Output } from './output.js';
@@ -154,7 +155,13 @@ async function openAsAgent(context: Context, slot: string): Promise<AccountNode>
   const account = await openAccountNode(asAccount);
   try {
     const agent = await openSlotNode(account.identity, slot);
-    await syncInProcess(account.node, agent.node);
+    if ((await syncInProcess(account.node, agent.node)) !== account.node.did) {
+      await agent.close();
+      throw new CliError(
+        EXIT.refused,
+        `agent slot ${slot} was ended: its key is revoked, and nothing it writes stands`,
+      );
+    }
     return {
       ...account,
       node: agent.node,
