@@ -3,6 +3,7 @@
 // first joiner's records keep standing for everyone; the owner's `minca space status` shows the
 // double use (which invite, which accounts), and the owner removes one of them, who then can't
 // write anything that stands, nor read what is written after.
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { homesForFile, minca, mincaJson, type Running, startMinca } from './minca.ts';
@@ -28,6 +29,9 @@ describe('an invite used by two people', () => {
     await mincaJson(o, ['space', 'allow', space, url]);
     const { code } = await mincaJson<{ code: string }>(o, ['space', 'invite', space]);
     await sync(o);
+    // What the host keeps is its own to read: its key, its database and the database's WAL.
+    for (const file of ['host.key', 'host.sqlite', 'host.sqlite-wal', 'host.sqlite-shm'])
+      expect((await stat(join(h, 'data', file))).mode & 0o777, file).toBe(0o600);
 
     // Ben joins and posts; then Cleo joins with the same code (it was forwarded) and posts.
     await mincaJson(b, ['space', 'join', code]);
