@@ -64,6 +64,8 @@ describe('an invite used by two people', () => {
     expect(shown.stdout).toContain(`invite ${status.reusedInvites[0]!.invite} was accepted by 2`);
     expect(shown.stdout).toContain(ben.did);
     expect(shown.stdout).toContain(cleo.did);
+    const overview = await minca(o, ['status', '--offline']);
+    expect(overview.stdout).toContain(`space ${space}: 1 invite(s) used by more than one account`);
 
     // The owner removes Cleo: from now on she writes nothing that stands, and can't read on.
     await mincaJson(o, ['space', 'remove-member', space, cleo.did]);
