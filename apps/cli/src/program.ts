@@ -1,4 +1,5 @@
 /** The `minca` command line: every command and its options (commander). */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
 import { agentEnd, agentList, agentStart } from './commands/agent.js';
@@ -29,6 +30,13 @@ import { type Context, createContext, type GlobalOptions } from './context.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** This package's version, for `minca --version` (package.json sits beside src/ and dist/). */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 /** Builds the program; `run` parses `argv` and gives the exit code. */
 export function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('minca')
@@ -37,6 +45,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--config <file>', 'config file (env MINCA_CONFIG; default <home>/config.json)')
     .option('--json', 'print JSON for scripts (env MINCA_JSON=1)')
     .option('--agent <slot>', 'run as an agent slot (env MINCA_AGENT): see minca agent')
+    .version(VERSION, '-V, --version', 'print the version of minca')
     .showHelpAfterError('(run minca help for every command)')
     .exitOverride();
 

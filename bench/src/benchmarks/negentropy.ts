@@ -2,16 +2,30 @@
 // on the same data: item i is (1700000000 + (i*2654435761 mod N), SHA-256("bench/" + i)); of
 // N + d/2 items, every (N + d/2)/d-th by index is left out of one side, alternately the server
 // (client-only) and the client (server-only), so each side holds N.
+// Both of minca's storages run: the sealed vector (NegentropyStorage) and the set kept in blocks
+// (NegentropySet, what the store keeps). With NEGENTROPY_REFERENCE naming a binary built from
+// the reference C++ (see ../negentropy-reference.ts), its Vector and BTreeMem storages run on
+// the same sets in the same run, and must exchange exactly the bytes minca does.
 import { createHash } from 'node:crypto';
-import { Negentropy, NegentropyStorage } from '@minca/core/negentropy';
+import {
+  Negentropy,
+  NegentropySet,
+  type NegentropySnapshot,
+  NegentropyStorage,
+} from '@minca/core/negentropy';
 import { type Benchmark, type Figure, median, medianMs } from '../harness.js';
+import { type ReferenceRun, runReference } from '../negentropy-reference.js';
 
+const MILLION = 1_000_000;
 const REFERENCE_JS_MS = 5750;
 const REFERENCE_CPP_MS = 107;
 
+type Side = NegentropyStorage | NegentropySnapshot;
+type Kind = 'vector' | 'set';
+
 interface Sides {
-  client: NegentropyStorage;
-  server: NegentropyStorage;
+  client: Side;
+  server: Side;
   buildMs: number;
 }
 
@@ -37,20 +51,24 @@ function holder(i: number, n: number, differ: number): 'both' | 'client' | 'serv
   return k % 2 === 0 ? 'client' : 'server';
 }
 
-/** Builds (inserts and seals) both sides; `differ` items are on one side only. */
-function sides(n: number, differ: number, all: Uint8Array): Sides {
+/** Builds (inserts, then seals or snapshots) both sides; `differ` items are on one side only. */
+function sides(n: number, differ: number, all: Uint8Array, kind: Kind = 'vector'): Sides {
   const start = performance.now();
-  const client = new NegentropyStorage();
-  const server = new NegentropyStorage();
+  const make = () => (kind === 'vector' ? new NegentropyStorage() : new NegentropySet());
+  const client = make();
+  const server = make();
   for (let i = 0; i < n + differ / 2; i++) {
     const at = holder(i, n, differ);
     const ts = timestamp(i, n);
     if (at !== 'server') client.insert(ts, idOf(all, i));
     if (at !== 'client') server.insert(ts, idOf(all, i));
   }
-  client.seal();
-  server.seal();
-  return { client, server, buildMs: performance.now() - start };
+  const done = (s: NegentropyStorage | NegentropySet): Side => {
+    if (!(s instanceof NegentropyStorage)) return s.snapshot();
+    s.seal();
+    return s;
+  };
+  return { client: done(client), server: done(server), buildMs: performance.now() - start };
 }
 
 interface Session {
@@ -61,7 +79,7 @@ interface Session {
   need: number;
 }
 
-function reconcile(client: NegentropyStorage, server: NegentropyStorage): Session {
+function reconcile(client: Side, server: Side): Session {
   const ne = new Negentropy(client);
   const s: Session = { roundTrips: 0, up: 0, down: 0, have: 0, need: 0 };
   let msg: Uint8Array | undefined = ne.initiate();
@@ -105,20 +123,130 @@ function check(s: Session, differ: number): void {
     throw new Error(`negentropy bench: found ${s.have}/${s.need} differences, not ${differ / 2}`);
 }
 
+/** What one of minca's storages did on the 1M sets, over several runs. */
+interface Measured {
+  big: Sides;
+  builds: number[];
+  reconciles: number[];
+  session: Session;
+}
+
+/** One more run of `kind` into `m`: build both sides, then the median of 3 reconciles. */
+async function measure(kind: Kind, all: Uint8Array, m?: Measured): Promise<Measured> {
+  const big = sides(MILLION, 100, all, kind);
+  const session = reconcile(big.client, big.server);
+  check(session, 100);
+  const ms = await medianMs(3, () => reconcile(big.client, big.server));
+  return {
+    big,
+    builds: [...(m?.builds ?? []), big.buildMs],
+    reconciles: [...(m?.reconciles ?? []), ms],
+    session,
+  };
+}
+
+/** Throws unless the two sessions exchanged the same number of bytes in as many round trips. */
+function sameExchange(what: string, a: Session, b: Omit<Session, 'have' | 'need'>): void {
+  if (a.roundTrips !== b.roundTrips || a.up !== b.up || a.down !== b.down)
+    throw new Error(`negentropy bench: ${what} exchanged other bytes than minca's vector`);
+}
+
+const ms0 = (v: number) => Math.round(v).toLocaleString('en-US');
+
+/** A storage's median build and reconcile over its runs. */
+interface Medians {
+  build: number;
+  reconcile: number;
+}
+const medians = (builds: number[], reconciles: number[]): Medians => ({
+  build: median(builds),
+  reconcile: median(reconciles),
+});
+const total = (m: Medians) => m.build + m.reconcile;
+
+/** The rows of the reference C++, run on the same sets by NEGENTROPY_REFERENCE. */
+function referenceFigures(
+  reference: Map<string, ReferenceRun[]> | undefined,
+  vector: Measured,
+  set: Medians,
+  vec: Medians,
+): Figure[] {
+  if (!reference) {
+    return [
+      {
+        name: '1M vs 1M, 100 differ: C++ reference (Vector, BTreeMem)',
+        value: Number.NaN,
+        unit: 'ms',
+        note: 'reference not given: NEGENTROPY_REFERENCE=<harness binary>',
+      },
+    ];
+  }
+  const cpp = (storage: string): Medians => {
+    const runs = reference.get(storage);
+    if (!runs) throw new Error(`NEGENTROPY_REFERENCE gave no ${storage}`);
+    for (const r of runs) sameExchange(`C++ ${storage}`, vector.session, r);
+    return medians(
+      runs.map((r) => r.buildMs),
+      runs.map((r) => r.reconcileMs),
+    );
+  };
+  const tree = cpp('BTreeMem');
+  const cppVector = cpp('Vector');
+  const rows: Figure[] = [];
+  for (const [storage, r] of [
+    ['Vector', cppVector],
+    ['BTreeMem', tree],
+  ] as const) {
+    rows.push({
+      name: `1M vs 1M, 100 differ: build+reconcile, C++ ${storage} (same run)`,
+      value: total(r),
+      unit: 'ms',
+      note: `build ${ms0(r.build)} + reconcile ${r.reconcile.toFixed(1)}; same bytes as minca`,
+    });
+  }
+  rows.push(
+    {
+      name: '1M vs 1M, 100 differ: build+reconcile, set in blocks ÷ C++ BTreeMem',
+      value: total(set) / total(tree),
+      unit: '×',
+      note: `limit 1.5×; vector ÷ C++ Vector ${(total(vec) / total(cppVector)).toFixed(2)}×`,
+    },
+    {
+      name: '1M vs 1M, 100 differ: reconcile only, set in blocks ÷ C++ BTreeMem',
+      value: set.reconcile / tree.reconcile,
+      unit: '×',
+      note: `C++ BTreeMem ${tree.reconcile.toFixed(1)} ms, C++ Vector ${cppVector.reconcile.toFixed(1)} ms`,
+    },
+  );
+  return rows;
+}
+
 const bench: Benchmark = {
   name: 'negentropy',
   async run() {
     const figures: Figure[] = [];
-    const million = 1_000_000;
-    const all = ids(million + 50);
-
-    const builds: number[] = [];
-    let big = sides(million, 100, all);
-    builds.push(big.buildMs);
-    for (let i = 0; i < 2; i++) builds.push((big = sides(million, 100, all)).buildMs);
-    let session = reconcile(big.client, big.server);
-    check(session, 100);
-    const ms = await medianMs(3, () => reconcile(big.client, big.server));
+    const all = ids(MILLION + 50);
+    // Runs of the reference C++ and of minca's two storages take turns, so load on the machine
+    // falls on each alike.
+    let reference: Map<string, ReferenceRun[]> | undefined;
+    let vector: Measured | undefined;
+    let set: Measured | undefined;
+    for (let run = 0; run < 3; run++) {
+      const ref = runReference(MILLION, 100, 1);
+      if (ref) {
+        reference ??= new Map();
+        for (const [storage, runs] of ref)
+          reference.set(storage, [...(reference.get(storage) ?? []), ...runs]);
+      }
+      vector = await measure('vector', all, vector);
+      set = await measure('set', all, set);
+    }
+    if (!vector || !set) throw new Error('negentropy bench: no runs');
+    sameExchange('the set in blocks', set.session, vector.session);
+    const vec = medians(vector.builds, vector.reconciles);
+    const kept = medians(set.builds, set.reconciles);
+    const { session } = vector;
+    const ms = vec.reconcile;
     figures.push(
       {
         name: '1M vs 1M, 100 differ: reconcile',
@@ -128,10 +256,29 @@ const bench: Benchmark = {
       },
       {
         name: '1M vs 1M: build+sort (both sides)',
-        value: median(builds),
+        value: vec.build,
         unit: 'ms',
         note: 'reference JS 2,930 ms, C++ Vector 250 ms',
       },
+      {
+        name: '1M vs 1M, 100 differ: reconcile, set in blocks',
+        value: kept.reconcile,
+        unit: 'ms',
+        note: 'the same bytes as the vector',
+      },
+      {
+        name: '1M vs 1M: build (both sides), set in blocks',
+        value: kept.build,
+        unit: 'ms',
+        note: 'insert every item, then one snapshot',
+      },
+      {
+        name: '1M vs 1M, 100 differ: build+reconcile, set in blocks',
+        value: total(kept),
+        unit: 'ms',
+        note: `vector ${ms0(total(vec))} ms`,
+      },
+      ...referenceFigures(reference, vector, kept, vec),
       {
         name: '1M vs 1M: round trips',
         value: session.roundTrips,
@@ -142,35 +289,45 @@ const bench: Benchmark = {
       { name: '1M vs 1M: bytes S→C', value: session.down, unit: 'B', note: 'reference: 85,653' },
     );
 
-    const identicalMs = await medianMs(3, () => reconcile(big.client, big.client));
-    figures.push({
-      name: 'identical 1M sets: reconcile',
-      value: identicalMs,
-      unit: 'ms',
-      note: 'reference JS 3,047 ms, C++ Vector 41 ms, C++ BTreeMem 0.53 ms',
-    });
+    for (const [kind, { big }] of [
+      ['vector', vector],
+      ['set in blocks', set],
+    ] as const) {
+      const identicalMs = await medianMs(3, () => reconcile(big.client, big.client));
+      figures.push({
+        name: `identical 1M sets: reconcile, ${kind}`,
+        value: identicalMs,
+        unit: 'ms',
+        note: 'reference JS 3,047 ms, C++ Vector 41 ms, C++ BTreeMem 0.53 ms',
+      });
+    }
 
     // The client's 1M items, asked as one full-range Fingerprint that matches: answer `61`.
     const clientIds: Uint8Array[] = [];
-    for (let i = 0; i < million + 50; i++)
-      if (holder(i, million, 100) !== 'server') clientIds.push(idOf(all, i));
+    for (let i = 0; i < MILLION + 50; i++)
+      if (holder(i, MILLION, 100) !== 'server') clientIds.push(idOf(all, i));
     const request = fullRangeFingerprint(clientIds);
-    const reply = new Negentropy(big.client).reconcile(request).reply!;
-    if (reply.length !== 1) throw new Error('negentropy bench: full-range fingerprint differs');
-    const repeats = 1000;
-    const fpMs = await medianMs(3, () => {
-      for (let i = 0; i < repeats; i++) new Negentropy(big.client).reconcile(request);
-    });
-    figures.push({
-      name: 'fingerprint of 1,000,000 items (answer one full-range Fingerprint)',
-      value: fpMs / repeats,
-      unit: 'ms',
-      note: 'prefix sums: O(1) per range; reference JS ≈1,500 ms per side',
-    });
+    for (const [kind, { big }] of [
+      ['vector', vector],
+      ['set in blocks', set],
+    ] as const) {
+      const reply = new Negentropy(big.client).reconcile(request).reply!;
+      if (reply.length !== 1) throw new Error('negentropy bench: full-range fingerprint differs');
+      const repeats = 1000;
+      const fpMs = await medianMs(3, () => {
+        for (let i = 0; i < repeats; i++) new Negentropy(big.client).reconcile(request);
+      });
+      figures.push({
+        name: `fingerprint of 1,000,000 items (answer one full-range Fingerprint), ${kind}`,
+        value: fpMs / repeats,
+        unit: 'ms',
+        note: 'prefix sums: O(1) per range; reference JS ≈1,500 ms per side',
+      });
+    }
 
     const small = sides(100_000, 10_000, all);
-    session = reconcile(small.client, small.server);
-    check(session, 10_000);
+    const smallSession = reconcile(small.client, small.server);
+    check(smallSession, 10_000);
     const smallMs = await medianMs(3, () => reconcile(small.client, small.server));
     figures.push(
       {
@@ -179,16 +336,16 @@ const bench: Benchmark = {
         unit: 'ms',
         note: 'reference JS 1,386 ms, C++ 52 ms',
       },
-      { name: '100k, 10,000 differ: round trips', value: session.roundTrips, unit: '' },
+      { name: '100k, 10,000 differ: round trips', value: smallSession.roundTrips, unit: '' },
       {
         name: '100k, 10,000 differ: bytes C→S',
-        value: session.up,
+        value: smallSession.up,
         unit: 'B',
         note: 'reference: 78 KB',
       },
       {
         name: '100k, 10,000 differ: bytes S→C',
-        value: session.down,
+        value: smallSession.down,
         unit: 'B',
         note: 'reference: 3.22 MB',
       },

@@ -53,18 +53,28 @@ export class IdSum {
 
   /** The Negentropy fingerprint: the first 16 bytes of SHA-256(sum ‖ varint(count)). */
   fingerprint(): Uint8Array {
-    const count = varint(this.count);
-    const input = new Uint8Array(32 + count.length);
-    input.set(this.bytes());
-    input.set(count, 32);
-    return sha256(input).subarray(0, 16);
+    return fingerprintOfSum(this.bytes(), this.count);
   }
 }
 
-/** Negentropy's varint: base 128, most significant group first, high bit on all but the last. */
-function varint(n: number): Uint8Array {
-  const groups = [n % 128];
-  for (let rest = Math.floor(n / 128); rest > 0; rest = Math.floor(rest / 128))
-    groups.unshift((rest % 128) | 0x80);
-  return Uint8Array.from(groups);
+/** The hash's input: a 32-byte sum and a varint of at most 8 groups (counts stay below 2^53). */
+const input = new Uint8Array(32 + 8);
+const groups = new Uint8Array(8);
+
+/**
+ * The Negentropy fingerprint of `count` ids whose sum is `sumLE` (32 bytes, little-endian): the
+ * first 16 bytes of SHA-256(sum ‖ varint(count)), the varint base 128, most significant group
+ * first, the high bit set on all but the last. Reconciling computes thousands of these, so it
+ * builds the input in place rather than through an IdSum.
+ */
+export function fingerprintOfSum(sumLE: Uint8Array, count: number): Uint8Array {
+  input.set(sumLE.subarray(0, 32));
+  let n = 0;
+  let rest = count;
+  do {
+    groups[n++] = rest % 128;
+    rest = Math.floor(rest / 128);
+  } while (rest > 0);
+  for (let i = 0; i < n; i++) input[32 + i] = groups[n - 1 - i]! | (i < n - 1 ? 0x80 : 0);
+  return sha256(input.subarray(0, 32 + n)).subarray(0, 16);
 }

@@ -8,6 +8,7 @@ export { decodeStrict, encodeCbor } from './encoding.js';
 export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
 export type { AbortSignalLike } from './files/abort.js';
+export { chunkChecks, hashChunk } from './files/chunk-hash.js';
 export {
   CHUNK_BYTES,
   type ChunkList,
@@ -37,6 +38,7 @@ export { verifyChain, type WriterIdentity } from './identity/writer-chain.js';
 export { hashId, randomId } from './ids.js';
 export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
 export { LruBodyCache } from './lru.js';
+export { MirrorFileSource } from './mirror/mirror-files.js';
 export { mirrorStatePath } from './mirror/mirror-state.js';
 export { MAX_SEGMENT_BYTES, SEGMENT_BYTES } from './mirror/segment.js';
 export {
@@ -85,4 +87,5 @@ export {
   openBody,
   type Version,
   type VersionDraft,
+  verifyVersion,
 } from './version.js';

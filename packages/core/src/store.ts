@@ -14,6 +14,7 @@ import { IdSum } from './id-sum.js';
 import { hashId, VERSION_HEX } from './ids.js';
 import { LruBodyCache } from './lru.js';
 import { isCollectionName } from './names.js';
+import { NegentropySet, type NegentropySnapshot } from './negentropy/set.js';
 import { CollectionState, type VersionMeta } from './record-state.js';
 import { readEntries, readVersions, writeCommit } from './store-io.js';
 import { decodeVersion, type Version } from './version.js';
@@ -92,6 +93,7 @@ function decodeMeta(id: string, bytes: Uint8Array, authors: Map<string, string>)
   if (
     typeof m?.r !== 'string' ||
     !Number.isSafeInteger(m.t) ||
+    (m.t as number) < 0 ||
     typeof m.a !== 'string' ||
     typeof m.d !== 'boolean'
   ) {
@@ -112,8 +114,10 @@ export class Store {
   readonly #adapter: StorageAdapter;
   readonly #bodies: BodyCache;
   #collections = new Map<string, CollectionState>();
-  /** Values derived from one collection (sync's sorted sets), dropped when it changes. */
+  /** Values derived from one collection, dropped when it changes. */
   #derived = new Map<string, unknown>();
+  /** Each collection's Negentropy set, built on first use, then kept as versions land. */
+  #sets = new Map<string, NegentropySet>();
   /** The sum of every version id held, for the fingerprint. */
   #sum = new IdSum();
   /** Each author's DID, once: shared by every meta kept. */
@@ -166,6 +170,7 @@ export class Store {
     this.#problems = problems;
     this.#sum = sum;
     this.#derived.clear();
+    this.#sets.clear();
     this.#entries.clear();
   }
 
@@ -321,7 +326,9 @@ export class Store {
       let state = this.#collections.get(v.collection);
       if (!state) this.#collections.set(v.collection, (state = new CollectionState()));
       state.add(metas[i]!);
-      this.#sum.add(fromHex(v.id));
+      const id = fromHex(v.id);
+      this.#sum.add(id);
+      this.#sets.get(v.collection)?.insert(v.timestamp, id);
       this.#bodies.set(v.id, v.bytes);
       this.#derived.delete(v.collection);
     }
@@ -333,8 +340,8 @@ export class Store {
   }
 
   /**
-   * A value derived from a collection's versions, such as sync's sorted set: built on first
-   * use, and again only after the collection changed.
+   * A value derived from a collection's versions: built on first use, and again only after the
+   * collection changed. (Sync's sets are kept, not rebuilt: {@link syncSet}.)
    */
   derived<T>(collection: string, build: (versions: Iterable<VersionMeta>) => T): T {
     if (!this.#derived.has(collection)) {
@@ -344,6 +351,23 @@ export class Store {
       );
     }
     return this.#derived.get(collection) as T;
+  }
+
+  /**
+   * The collection's Negentropy set now (spec 05 §9.7): an item (timestamp, id) per version.
+   * Built on first use, then kept: a commit adds its versions, and the next call makes new
+   * blocks only where they landed. A snapshot never changes, so a session keeps the one it
+   * started with; {@link invalidate} builds the set again from what the store holds.
+   */
+  syncSet(collection: string): NegentropySnapshot {
+    let set = this.#sets.get(collection);
+    if (!set) {
+      set = new NegentropySet();
+      for (const meta of this.#collections.get(collection)?.versions.values() ?? [])
+        set.insertHex(meta.timestamp, meta.id);
+      this.#sets.set(collection, set);
+    }
+    return set.snapshot();
   }
 
   /** The Negentropy fingerprint of every collection together, as hex. Equal data, equal print. */

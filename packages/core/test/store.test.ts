@@ -1,9 +1,12 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { StorageAdapter } from '../src/adapter.js';
+import { fromHex, toHex } from '../src/bytes.js';
+import { encodeCbor } from '../src/encoding.js';
 import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
 import { LruBodyCache } from '../src/lru.js';
+import { Negentropy, type NegentropySnapshot, NegentropyStorage } from '../src/negentropy/index.js';
 import { randomKey } from '../src/seal.js';
 import { Store, versionIndexKey } from '../src/store.js';
 import { createVersion, type Version } from '../src/version.js';
@@ -123,6 +126,16 @@ describe('the store in memory', () => {
     expect(reopened.hasVersion('app.post', good.id)).toBe(true);
   });
 
+  it('reports an index entry with a negative timestamp, which no set could hold', async () => {
+    const adapter = await fakeStores().open('s');
+    const bad = versionIndexKey('app.post', 'cd'.repeat(32));
+    const meta = { r: 'x', p: [], t: -1, a: key.did, f: [], d: false };
+    await adapter.batch([{ key: bad, value: encodeCbor(meta) }]);
+    const store = await Store.open(adapter);
+    expect(store.problems).toEqual([bad]);
+    expect(store.syncSet('app.post').size).toBe(0);
+  });
+
   it('skips versions it holds and rebuilds what it derives only when the collection changed', async () => {
     const store = await Store.open(await fakeStores().open('s'));
     const v = await version('a', 1);
@@ -144,6 +157,39 @@ describe('the store in memory', () => {
     await store.commit({ versions: [w] });
     expect(ids()).toEqual([v.id, w.id]);
     expect(builds).toBe(2);
+  });
+
+  it("keeps each collection's sync set as versions land, and builds it again when invalidated", async () => {
+    const adapter = await fakeStores().open('s');
+    const store = await Store.open(adapter);
+    const initiate = (set: NegentropyStorage | NegentropySnapshot) =>
+      toHex(new Negentropy(set).initiate());
+    const sorted = (...vs: Version[]) => {
+      const s = new NegentropyStorage();
+      for (const v of vs) s.insert(v.timestamp, fromHex(v.id));
+      s.seal();
+      return s;
+    };
+    const a = await version('a', 5);
+    await store.commit({ versions: [a] });
+    const first = store.syncSet('app.post');
+    expect(first.size).toBe(1);
+    expect(store.syncSet('app.post')).toBe(first);
+    const b = await version('b', 2);
+    await store.commit({ versions: [b, a] });
+    const second = store.syncSet('app.post');
+    // The first snapshot is as it was; the second is what sorting from scratch gives.
+    expect(first.size).toBe(1);
+    expect(initiate(first)).toBe(initiate(sorted(a)));
+    expect(initiate(second)).toBe(initiate(sorted(a, b)));
+    expect(store.syncSet('app.none').size).toBe(0);
+
+    // Another writer on the same adapter: seen once the store reads it again.
+    const c = await version('c', 3);
+    await (await Store.open(adapter)).commit({ versions: [c] });
+    expect(store.syncSet('app.post').size).toBe(2);
+    await store.invalidate();
+    expect(initiate(store.syncSet('app.post'))).toBe(initiate(sorted(a, b, c)));
   });
 
   it('fingerprints the versions it holds, whatever order they came in', async () => {

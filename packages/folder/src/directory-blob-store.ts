@@ -1,7 +1,8 @@
 /** `createDirectoryBlobStore`: a blob store over a folder, one file per key. */
-import { assertBlobKey, type BlobStore } from '@minca/core';
-import { keyPath } from './file-names.js';
+import { assertBlobFolder, assertBlobKey, assertBlobRange, type BlobStore } from '@minca/core';
+import { folderPath, keyPath } from './file-names.js';
 import { isStale, removeAndPrune } from './folder-fs.js';
+import { readFolderParts } from './folder-parts.js';
 import { type FolderSource, toFolderFs } from './folder-source.js';
 import { readKeyTree } from './key-tree.js';
 
@@ -14,7 +15,8 @@ export interface DirectoryBlobStoreOptions {
 /**
  * A blob store in a folder: each `/`-separated part of a key is a folder and the last a file,
  * named as a data folder names its files (`segment-1` is `segment-1.minca`). A folder goes with
- * the last key in it. Keys are checked with `assertBlobKey`. Temp files a crash left are
+ * the last key in it. A ranged read reads only its bytes of the file; a folder listing reads
+ * only the one folder. Keys are checked with `assertBlobKey`. Temp files a crash left are
  * removed by the first listing that finds them over 30 s old.
  *
  * ```ts
@@ -32,6 +34,13 @@ export function createDirectoryBlobStore(
     async get(key) {
       assertBlobKey(key);
       return (await fs.readFile(keyPath(key))) ?? null;
+    },
+    async getRange(key, offset, length) {
+      assertBlobKey(key);
+      assertBlobRange(offset, length);
+      const path = keyPath(key);
+      if (fs.readFileRange) return (await fs.readFileRange(path, offset, length)) ?? null;
+      return (await fs.readFile(path))?.slice(offset, offset + length) ?? null;
     },
     async put(key, bytes) {
       assertBlobKey(key);
@@ -54,6 +63,11 @@ export function createDirectoryBlobStore(
       });
       await Promise.all(stale.map((path) => fs.removeFile(path)));
       return keys.sort();
+    },
+    async listFolders(prefix) {
+      assertBlobFolder(prefix);
+      const at = prefix === '' ? [] : folderPath(prefix.slice(0, -1));
+      return (await readFolderParts(fs, at)).sort();
     },
   };
 }

@@ -26,6 +26,15 @@ export interface FolderFs {
   readonly atomicCreate: boolean;
   /** The bytes of a file, or `undefined` when there is none (or it is a folder). */
   readFile(path: readonly string[]): Promise<Uint8Array | undefined>;
+  /**
+   * `length` bytes of a file from byte `offset` (fewer where it ends first), reading no more
+   * of it; `undefined` when there is none. Optional: without it, the file is read whole.
+   */
+  readFileRange?(
+    path: readonly string[],
+    offset: number,
+    length: number,
+  ): Promise<Uint8Array | undefined>;
   /** Replaces a file's bytes atomically, making the folders above it. */
   writeFile(path: readonly string[], bytes: Uint8Array, options?: WriteFileOptions): Promise<void>;
   /** The names in a folder, or `undefined` when it does not exist. */
@@ -79,6 +88,12 @@ export function subFolder(fs: FolderFs, names: readonly string[]): FolderFs {
   return {
     atomicCreate: fs.atomicCreate,
     readFile: (path) => fs.readFile(at(path)),
+    ...(fs.readFileRange
+      ? {
+          readFileRange: (path: readonly string[], offset: number, length: number) =>
+            fs.readFileRange!(at(path), offset, length),
+        }
+      : {}),
     writeFile: (path, bytes, options) => fs.writeFile(at(path), bytes, options),
     list: (path) => fs.list(at(path)),
     removeFile: (path) => fs.removeFile(at(path)),

@@ -65,6 +65,20 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
       }
     },
 
+    async readFileRange(names, offset, length) {
+      const dir = await folder(names.slice(0, -1), false);
+      if (!dir) return undefined;
+      try {
+        const handle = await dir.getFileHandle(names[names.length - 1]!);
+        // A File is a Blob: slicing it reads only that part from disk.
+        const file = await handle.getFile();
+        return new Uint8Array(await file.slice(offset, offset + length).arrayBuffer());
+      } catch (error) {
+        if (ABSENT.has(nameOf(error) ?? '')) return undefined;
+        throw storageError('reading', names, error);
+      }
+    },
+
     async writeFile(names, bytes) {
       for (let attempt = 1; ; attempt++) {
         try {

@@ -83,6 +83,28 @@ export function nodeFolder(root: string): FolderFs {
       }
     },
 
+    async readFileRange(names, offset, length) {
+      const { fs } = await load();
+      const where = await at(names);
+      let handle: Awaited<ReturnType<NodeFs['open']>> | undefined;
+      try {
+        handle = await fs.open(where, 'r');
+        const out = new Uint8Array(length);
+        let got = 0;
+        while (got < length) {
+          const { bytesRead } = await handle.read(out, got, length - got, offset + got);
+          if (bytesRead === 0) break; // the end of the file
+          got += bytesRead;
+        }
+        return got === length ? out : out.slice(0, got);
+      } catch (error) {
+        if (['ENOENT', 'EISDIR', 'ENOTDIR'].includes(codeOf(error) ?? '')) return undefined;
+        throw storageError('reading', where, error);
+      } finally {
+        await handle?.close();
+      }
+    },
+
     async writeFile(names, bytes, options: WriteFileOptions = {}) {
       const { fs, path } = await load();
       const target = await at(names);

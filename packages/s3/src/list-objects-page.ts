@@ -5,6 +5,8 @@ import { child, parseXml } from './xml.js';
 export interface ListObjectsPage {
   /** Full object names in the bucket, as listed (store prefix included). */
   keys: string[];
+  /** The common prefixes a listing with a delimiter gives, in full; absent when none. */
+  folders?: string[];
   /** The token for the next page, present exactly when the listing is truncated. */
   nextContinuationToken: string | undefined;
 }
@@ -23,21 +25,24 @@ export function parseListObjectsPage(xml: string, requestedPrefix: string): List
   // We never ask for encoding-type=url, but a server that applies it anyway says so.
   const urlEncoded = child(root, 'EncodingType')?.text.trim().toLowerCase() === 'url';
 
-  const keys: string[] = [];
-  for (const contents of root.children) {
-    if (contents.name !== 'Contents') continue;
-    const keyElement = child(contents, 'Key');
-    if (!keyElement) throw malformed('an entry has no <Key>');
-    let key = keyElement.text;
-    if (urlEncoded) {
-      try {
-        key = decodeURIComponent(key.replace(/\+/g, ' '));
-      } catch {
-        throw malformed('a url-encoded key does not decode');
-      }
+  const decode = (text: string) => {
+    if (!urlEncoded) return text;
+    try {
+      return decodeURIComponent(text.replace(/\+/g, ' '));
+    } catch {
+      throw malformed('a url-encoded key does not decode');
     }
-    if (!key.startsWith(requestedPrefix)) throw malformed('a key outside the requested prefix');
-    keys.push(key);
+  };
+  const keys: string[] = [];
+  const folders: string[] = [];
+  for (const entry of root.children) {
+    if (entry.name !== 'Contents' && entry.name !== 'CommonPrefixes') continue;
+    const field = entry.name === 'Contents' ? 'Key' : 'Prefix';
+    const element = child(entry, field);
+    if (!element) throw malformed(`an entry has no <${field}>`);
+    const name = decode(element.text);
+    if (!name.startsWith(requestedPrefix)) throw malformed('a key outside the requested prefix');
+    (field === 'Key' ? keys : folders).push(name);
   }
 
   const truncated = child(root, 'IsTruncated')?.text.trim() ?? 'false';
@@ -45,5 +50,9 @@ export function parseListObjectsPage(xml: string, requestedPrefix: string): List
     throw malformed('<IsTruncated> is not a boolean');
   const token = child(root, 'NextContinuationToken')?.text;
   if (truncated === 'true' && !token) throw malformed('truncated without <NextContinuationToken>');
-  return { keys, nextContinuationToken: truncated === 'true' ? token : undefined };
+  return {
+    keys,
+    ...(folders.length > 0 ? { folders } : {}),
+    nextContinuationToken: truncated === 'true' ? token : undefined,
+  };
 }

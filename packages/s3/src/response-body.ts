@@ -41,3 +41,28 @@ export function contentLengthDiffers(response: Response, length: number): boolea
   if (declared === undefined || coding !== 'identity' || !/^\d+$/.test(declared)) return false;
   return Number(declared) !== length;
 }
+
+/**
+ * Reads the first `limit` bytes of a body and drops the rest: `more` tells whether there was
+ * any. A body is never read far past `limit`, so a server sending too much costs one buffer.
+ */
+export async function readPrefix(
+  response: Response,
+  limit: number,
+): Promise<{ bytes: Uint8Array; more: boolean }> {
+  const reader = response.body?.getReader();
+  if (!reader) return { bytes: new Uint8Array(0), more: false };
+  const bytes = new Uint8Array(limit);
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: length === limit ? bytes : bytes.slice(0, length), more: false };
+    const take = Math.min(value.byteLength, limit - length);
+    bytes.set(value.subarray(0, take), length);
+    length += take;
+    if (take < value.byteLength) {
+      await reader.cancel().catch(() => {});
+      return { bytes: length === limit ? bytes : bytes.slice(0, length), more: true };
+    }
+  }
+}

@@ -1,7 +1,14 @@
-import { assertBlobKey, type BlobStore, MincaError } from '@minca/core';
+import {
+  assertBlobFolder,
+  assertBlobKey,
+  assertBlobRange,
+  type BlobStore,
+  MincaError,
+} from '@minca/core';
 import { AwsClient } from 'aws4fetch';
-import { parseListObjectsPage } from './list-objects-page.js';
+import { type ListObjectsPage, parseListObjectsPage } from './list-objects-page.js';
 import { encodePath, normaliseEndpoint, normalisePrefix } from './object-url.js';
+import { rangeHeader, readRange } from './ranged-get.js';
 import { contentLengthDiffers, discardBody, readBounded } from './response-body.js';
 import { readS3ErrorCode, statusError } from './s3-error-answer.js';
 import { type FetchFunction, SignedTransport, TransientError } from './signed-transport.js';
@@ -121,6 +128,26 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       });
     },
 
+    async getRange(key, offset, length) {
+      assertBlobKey(key);
+      assertBlobRange(offset, length);
+      const what = `ranged get of ${JSON.stringify(key)}`;
+      const request = {
+        method: 'GET',
+        url: objectUrl(key),
+        headers: { range: rangeHeader(offset, length) },
+      } as const;
+      return transport.send(what, request, async (response) => {
+        if (response.status === 404) {
+          await throwIfNoBucket(what, response);
+          return null;
+        }
+        const bytes = await readRange(what, response, offset, length);
+        if (bytes) return bytes;
+        throw statusError(what, response.status, await readS3ErrorCode(response));
+      });
+    },
+
     async put(key, bytes) {
       assertBlobKey(key);
       if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
@@ -155,50 +182,76 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
 
     async list(prefix) {
       if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
-      const what = `list of prefix ${JSON.stringify(prefix)}`;
-      const requested = storePrefix + prefix;
       const found = new Set<string>();
-      const seenTokens = new Set<string>();
-      let token: string | undefined;
-      do {
-        let query = `list-type=2&prefix=${encodeURIComponent(requested)}`;
-        if (maxKeys !== undefined) query += `&max-keys=${maxKeys}`;
-        if (token !== undefined) query += `&continuation-token=${encodeURIComponent(token)}`;
-        const request = { method: 'GET', url: `${bucketUrl}?${query}` } as const;
-        const page = await transport.send(what, request, async (response) => {
-          if (response.status !== 200) {
-            throw statusError(what, response.status, await readS3ErrorCode(response));
-          }
-          const body = await readBounded(response, LIST_BODY_LIMIT);
-          if (!body) throw malformedAnswer(what, 'a page over 32 MiB');
-          let xml: string;
-          try {
-            xml = new TextDecoder('utf-8', { fatal: true }).decode(body);
-          } catch {
-            throw malformedAnswer(what, 'a page that is not UTF-8');
-          }
-          try {
-            return parseListObjectsPage(xml, requested);
-          } catch (error) {
-            throw malformedAnswer(what, (error as Error).message);
-          }
-        });
+      for (const page of await listPages(`list of prefix ${JSON.stringify(prefix)}`, prefix)) {
         for (const name of page.keys) {
           const key = name.slice(storePrefix.length);
           // Objects this store could not have written (foreign names) are not its keys.
           if (isBlobKey(key)) found.add(key);
         }
-        token = page.nextContinuationToken;
-        if (token !== undefined) {
-          if (seenTokens.has(token)) {
-            throw malformedAnswer(what, 'a continuation token came back twice');
-          }
-          seenTokens.add(token);
+      }
+      return [...found].sort();
+    },
+
+    async listFolders(prefix) {
+      assertBlobFolder(prefix);
+      const what = `list of folders under ${JSON.stringify(prefix)}`;
+      const found = new Set<string>();
+      for (const page of await listPages(what, prefix, '/')) {
+        for (const name of page.folders ?? []) {
+          const part = name.slice(storePrefix.length + prefix.length, -1);
+          if (name.endsWith('/') && !part.includes('/') && isBlobKey(part)) found.add(part);
         }
-      } while (token !== undefined);
+      }
       return [...found].sort();
     },
   };
+
+  /** Every page of a ListObjectsV2 listing of `prefix`, following continuation tokens. */
+  async function listPages(
+    what: string,
+    prefix: string,
+    delimiter?: string,
+  ): Promise<ListObjectsPage[]> {
+    const requested = storePrefix + prefix;
+    const pages: ListObjectsPage[] = [];
+    const seenTokens = new Set<string>();
+    let token: string | undefined;
+    do {
+      let query = `list-type=2&prefix=${encodeURIComponent(requested)}`;
+      if (delimiter !== undefined) query += `&delimiter=${encodeURIComponent(delimiter)}`;
+      if (maxKeys !== undefined) query += `&max-keys=${maxKeys}`;
+      if (token !== undefined) query += `&continuation-token=${encodeURIComponent(token)}`;
+      const request = { method: 'GET', url: `${bucketUrl}?${query}` } as const;
+      const page = await transport.send(what, request, async (response) => {
+        if (response.status !== 200) {
+          throw statusError(what, response.status, await readS3ErrorCode(response));
+        }
+        const body = await readBounded(response, LIST_BODY_LIMIT);
+        if (!body) throw malformedAnswer(what, 'a page over 32 MiB');
+        let xml: string;
+        try {
+          xml = new TextDecoder('utf-8', { fatal: true }).decode(body);
+        } catch {
+          throw malformedAnswer(what, 'a page that is not UTF-8');
+        }
+        try {
+          return parseListObjectsPage(xml, requested);
+        } catch (error) {
+          throw malformedAnswer(what, (error as Error).message);
+        }
+      });
+      pages.push(page);
+      token = page.nextContinuationToken;
+      if (token !== undefined) {
+        if (seenTokens.has(token)) {
+          throw malformedAnswer(what, 'a continuation token came back twice');
+        }
+        seenTokens.add(token);
+      }
+    } while (token !== undefined);
+    return pages;
+  }
 }
 
 function malformedAnswer(what: string, why: string): MincaError {

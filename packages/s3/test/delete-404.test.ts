@@ -1,38 +1,15 @@
 // "A 404 on delete is success": a service that answers a delete with 404 NoSuchKey (as some
 // S3-compatible ones do for a key already gone) is done, once, with nothing retried; a 404 for
 // a missing bucket is not. s3rver itself answers 204, so a proxy on 127.0.0.1 answers 404.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3BlobStore } from '../src/index.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { describe, expect, it } from 'vitest';
 import { bytesOf, expectMincaError } from './helpers.ts';
-import {
-  ACCESS_KEY_ID,
-  BUCKET,
-  type RunningS3rver,
-  SECRET_ACCESS_KEY,
-  startS3rver,
-} from './s3rver-server.ts';
+import { proxyForFile, s3rverForFile } from './s3rver-server.ts';
 
-let s3: RunningS3rver;
-let proxy: FaultProxy;
-beforeAll(async () => {
-  s3 = await startS3rver();
-  proxy = await startFaultProxy({ upstream: s3.endpoint });
-});
-afterAll(async () => {
-  await proxy?.close();
-  await s3?.close();
-});
+const s3 = s3rverForFile();
+const proxy = proxyForFile(s3);
 
 const store = () =>
-  createS3BlobStore({
-    endpoint: proxy.endpoint,
-    bucket: BUCKET,
-    prefix: 'delete-404',
-    accessKeyId: ACCESS_KEY_ID,
-    secretAccessKey: SECRET_ACCESS_KEY,
-    sleep: async () => undefined,
-  });
+  s3.store({ endpoint: proxy.endpoint, prefix: 'delete-404', sleep: async () => undefined });
 
 describe('delete answered 404', () => {
   it('is success, asked once; the object stays gone', async () => {

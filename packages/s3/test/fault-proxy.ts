@@ -32,6 +32,10 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   fault: Fault | undefined;
+  /** Body bytes received from the client. */
+  bytesIn: number;
+  /** Body bytes sent back to the client, once answered (0 before). */
+  bytesOut: number;
 }
 
 export interface FaultProxyOptions {
@@ -92,7 +96,15 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const body = Buffer.concat(chunks);
     const index = requests.length;
     const fault = queue.shift() ?? proxy.plan?.(req, index);
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, fault });
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      fault,
+      bytesIn: body.length,
+      bytesOut: 0,
+    };
+    requests.push(recorded);
 
     if (options.verify) {
       const problem = sigV4Problem(
@@ -123,8 +135,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const answer = await forward(req, body);
     if (fault?.kind === 'reset-mid') {
       // Raw bytes: a full head promising the whole body, then half of it, then the cut.
+      const range = answer.headers['content-range'];
       const head =
         `HTTP/1.1 ${answer.status} X\r\ncontent-length: ${answer.body.length}\r\n` +
+        (range ? `content-range: ${range}\r\n` : '') +
         `content-type: ${answer.headers['content-type'] ?? 'application/octet-stream'}\r\n\r\n`;
       const cut = answer.body.length
         ? Buffer.concat([Buffer.from(head), answer.body.subarray(0, answer.body.length >> 1)])
@@ -141,6 +155,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     delete headers['transfer-encoding'];
     delete headers.connection;
     headers['content-length'] = String(answer.body.length);
+    recorded.bytesOut = answer.body.length;
     res.writeHead(answer.status, headers);
     res.end(answer.body);
   };

@@ -16,7 +16,8 @@ export const CHUNK_BYTES = 256 * 1024;
 export const MAX_FILE_CHUNKS = 16_384;
 export const MAX_FILE_BYTES = CHUNK_BYTES * MAX_FILE_CHUNKS;
 const LIST_FORMAT = 1;
-const MAX_LIST_BYTES = 64 + MAX_FILE_CHUNKS * 35;
+/** The largest chunk list: its map, size and 16,384 hashes. */
+export const MAX_LIST_BYTES = 64 + MAX_FILE_CHUNKS * 35;
 const CHUNK_CONTEXT = 'minca/chunk/v1';
 
 /** A file's chunk list, decoded. */

@@ -6,11 +6,13 @@ import { type FetchOptions, type FetchResult, fetchFile } from './fetch.js';
 import type { FileStore } from './file-store.js';
 import type { FileSource } from './source.js';
 
+const NONE: ReadonlySet<FileSource> = new Set();
+
 export class FileActivity {
   /** Files being read or fetched, with how many at once. */
   readonly #pinned = new Map<string, number>();
-  /** The source each fetch under way is asking now. */
-  readonly #askingNow = new Map<string, FileSource>();
+  /** The sources each fetch under way is asking now: several peers at once. */
+  readonly #askingNow = new Map<string, Set<FileSource>>();
   /** One fetch per file at a time: the last one queued. */
   readonly #busy = new Map<string, Promise<unknown>>();
 
@@ -35,9 +37,9 @@ export class FileActivity {
     return this.#busy.get(id);
   }
 
-  /** The source a fetch of `id` is asking now, if one is under way. */
-  askingNow(id: string): FileSource | undefined {
-    return this.#askingNow.get(id);
+  /** The sources a fetch of `id` is asking now, if one is under way. */
+  askingNow(id: string): ReadonlySet<FileSource> {
+    return this.#askingNow.get(id) ?? NONE;
   }
 
   /**
@@ -53,7 +55,11 @@ export class FileActivity {
       try {
         return await fetchFile(this.files, id, sources(), {
           ...options,
-          onSource: (source) => this.#askingNow.set(id, source),
+          onSource: (source) => {
+            let asking = this.#askingNow.get(id);
+            if (!asking) this.#askingNow.set(id, (asking = new Set()));
+            asking.add(source);
+          },
         });
       } finally {
         this.#askingNow.delete(id);

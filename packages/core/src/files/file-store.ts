@@ -5,7 +5,8 @@
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { VERSION_HEX } from '../ids.js';
 import type { Store } from '../store.js';
-import { type ChunkList, chunkMatches, decodeList, sealedLength } from './chunks.js';
+import { chunkChecks } from './chunk-hash.js';
+import { type ChunkList, decodeList, sealedLength } from './chunks.js';
 
 export const FILE_PREFIX = 'f/';
 const key = (id: string, part: string | number) => `${FILE_PREFIX}${id}/${part}`;
@@ -131,7 +132,7 @@ export class FileStore {
     const file = this.#files.get(id);
     if (!file?.list || !file.held.has(n)) return undefined;
     const sealed = await this.store.get(key(id, n));
-    if (sealed && chunkMatches(file.list, n, sealed)) return sealed;
+    if (sealed && (await chunkChecks(file.list, n, sealed))) return sealed;
     // Lost or damaged on disk: fetched again like any chunk not here.
     file.held.delete(n);
     file.bytes -= sealedLength(file.list.size, n);

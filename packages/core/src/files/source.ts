@@ -12,6 +12,11 @@ import type { FileAnswer, FileChannel } from './file-channel.js';
 export interface FileSource {
   /** For messages: which source this is. */
   readonly name: string;
+  /**
+   * `peer`: a connected peer. Peers are asked together, in parallel, before any other source;
+   * every other source (a mirror, `mirror`) is asked on its own, after them, in order.
+   */
+  readonly kind?: 'peer' | 'mirror';
   /** The file's chunk list as stored, or `null` when this source doesn't have it. */
   list(id: string, signal?: AbortSignalLike): Promise<Uint8Array | null>;
   /** Sealed chunk `n`, or `null` when this source doesn't have it. */
@@ -24,7 +29,7 @@ export interface FileSource {
   ): Promise<Array<Uint8Array | null>>;
 }
 
-/** Gives the extra sources of a space, tried after its peers in this order. */
+/** Gives the extra sources of a space, asked after its peers, one after another, in this order. */
 export type FileSourceProvider = (spaceId: string) => readonly FileSource[];
 
 /** A peer that doesn't answer a file request in this long is moved past. */
@@ -32,6 +37,8 @@ export const FILE_REQUEST_TIMEOUT_MS = 15_000;
 
 /** A connected peer as a source of one space's files. */
 export class PeerFileSource implements FileSource {
+  readonly kind = 'peer' as const;
+
   constructor(
     readonly peer: FileChannel,
     readonly space: string,

@@ -1,13 +1,16 @@
 /**
  * Files in a mirror (spec 05 §16.4): each file a node holds whole, and records name, goes under
  * `files/<space>/<writer>/<file id>/` as its sealed chunks and its list; files no longer named
- * are deleted there. A mirror is also a source `readFile` falls back to after peers. Chunks and
- * lists are checked against the file id by the fetcher, so a mirror needs no trust.
+ * are deleted there. A mirror is also a source `readFile` falls back to after peers, read one
+ * chunk at a time. Chunks and lists are checked against the file id by the fetcher, so a
+ * mirror needs no trust.
  */
-import type { BlobStore } from '../blob-store.js';
+import { type BlobStore, getBlobRange, listBlobFolders } from '../blob-store.js';
 import type { AbortSignalLike } from '../files/abort.js';
+import { CHUNK_BYTES, MAX_LIST_BYTES } from '../files/chunks.js';
 import type { FileSource } from '../files/source.js';
 import { VERSION_HEX } from '../ids.js';
+import { SEAL_OVERHEAD } from '../seal.js';
 
 /** What a mirror needs of a space's files. */
 export interface MirroredFiles {
@@ -98,10 +101,23 @@ export async function pushFiles(
   return known;
 }
 
-/** A mirror as a place `readFile` fetches from, after peers: any writer's copy will do. */
+/** Bytes read of a chunk in a mirror: the largest sealed chunk, and one more to see it's over. */
+const CHUNK_READ = CHUNK_BYTES + SEAL_OVERHEAD + 1;
+/** Bytes read of a chunk list in a mirror, likewise. */
+const LIST_READ = MAX_LIST_BYTES + 1;
+
+/**
+ * A mirror as a place `readFile` fetches from, after peers: any writer's copy will do. Each
+ * chunk is its own blob, so reading chunk `n` reads that blob only, and no more of it than a
+ * chunk can take (a ranged read where the store has one); finding who holds a file lists the
+ * writers (`listFolders`), not every file's keys.
+ */
 export class MirrorFileSource implements FileSource {
-  /** Writers found holding each file, from the last listing. */
-  readonly #holders = new Map<string, string[]>();
+  readonly kind = 'mirror' as const;
+  /** Per file, the writer whose copy was read last: asked first next time. */
+  readonly #holders = new Map<string, string>();
+  /** The writers holding files, from the last listing. */
+  #writers: Promise<string[]> | undefined;
 
   constructor(
     private readonly store: BlobStore,
@@ -115,26 +131,44 @@ export class MirrorFileSource implements FileSource {
 
   async list(id: string): Promise<Uint8Array | null> {
     if (!VERSION_HEX.test(id)) return null;
-    const prefix = filesPrefix(this.space);
-    const holders: string[] = [];
-    for (const key of await this.store.list(prefix)) {
-      const [writer, file, part, extra] = key.slice(prefix.length).split('/');
-      if (file === id && part === 'list' && extra === undefined && writer) holders.push(writer);
-    }
-    this.#holders.set(id, holders);
-    for (const writer of holders) {
-      const bytes = await this.store.get(`${prefix}${writer}/${id}/list`);
+    // A fetch starts with the list: writers are looked up afresh, as they come and go.
+    this.#writers = undefined;
+    return this.#read(id, 'list', LIST_READ);
+  }
+
+  async chunk(id: string, n: number, _signal?: AbortSignalLike): Promise<Uint8Array | null> {
+    if (!VERSION_HEX.test(id) || !Number.isSafeInteger(n) || n < 0) return null;
+    return this.#read(id, String(n), CHUNK_READ);
+  }
+
+  /** Part `part` of file `id`, from the writer read last, else from each writer in turn. */
+  async #read(id: string, part: string, most: number): Promise<Uint8Array | null> {
+    const key = (writer: string) => `${writerFiles(this.space, writer)}${id}/${part}`;
+    const last = this.#holders.get(id);
+    if (last !== undefined) {
+      const bytes = await getBlobRange(this.store, key(last), 0, most);
       if (bytes) return bytes;
+    }
+    for (const writer of await this.#listWriters()) {
+      if (writer === last) continue;
+      const bytes = await getBlobRange(this.store, key(writer), 0, most);
+      if (bytes) {
+        this.#holders.set(id, writer);
+        return bytes;
+      }
     }
     return null;
   }
 
-  async chunk(id: string, n: number, _signal?: AbortSignalLike): Promise<Uint8Array | null> {
-    if (!this.#holders.has(id)) await this.list(id);
-    for (const writer of this.#holders.get(id) ?? []) {
-      const bytes = await this.store.get(`${filesPrefix(this.space)}${writer}/${id}/${n}`);
-      if (bytes) return bytes;
+  #listWriters(): Promise<string[]> {
+    if (!this.#writers) {
+      const listing = listBlobFolders(this.store, filesPrefix(this.space));
+      // A failed listing is not kept: the next read lists again.
+      listing.catch(() => {
+        if (this.#writers === listing) this.#writers = undefined;
+      });
+      this.#writers = listing;
     }
-    return null;
+    return this.#writers;
   }
 }

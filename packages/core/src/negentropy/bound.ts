@@ -50,3 +50,23 @@ export function compareBounds(a: Bound, b: Bound): number {
   }
   return 0;
 }
+
+/** Whether the item (hi, lo, `ids[o..o+32)`) sorts below `bound` (against its padded prefix). */
+export function itemBelow(
+  hi: number,
+  lo: number,
+  ids: Uint8Array,
+  o: number,
+  bound: Bound,
+): boolean {
+  if (hi !== bound.hi) return hi < bound.hi;
+  if (lo !== bound.lo) return lo < bound.lo;
+  // Equal on the prefix means at or above: the prefix is padded with zeros.
+  const { src, off, len } = bound;
+  for (let i = 0; i < len; i++) {
+    const x = ids[o + i]!;
+    const y = src[off + i]!;
+    if (x !== y) return x < y;
+  }
+  return false;
+}

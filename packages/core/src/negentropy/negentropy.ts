@@ -5,14 +5,10 @@
  */
 import { Bound, compareBounds } from './bound.js';
 import { diffIds } from './ids.js';
+import type { SyncItems } from './items.js';
 import { malformed, Reader } from './reader.js';
-import {
-  lowerBound,
-  type NegentropyStorage,
-  rangeFingerprint,
-  type SealedItems,
-  sealedItems,
-} from './storage.js';
+import { NegentropySnapshot, snapshotItems } from './set.js';
+import { type NegentropyStorage, sealedItems } from './storage.js';
 import { Writer } from './writer.js';
 
 const VERSION = 0x61;
@@ -37,23 +33,28 @@ export interface ReconcileResult {
 }
 
 /**
- * One side of a reconciliation over a sealed {@link NegentropyStorage}. The initiator calls
+ * One side of a reconciliation over a sealed {@link NegentropyStorage} or a
+ * {@link NegentropySnapshot} of a set. The initiator calls
  * {@link initiate} once, then {@link reconcile} with each reply until `reply` is undefined. A
  * responder (never initiated) keeps no state between messages, so a fresh instance per message
  * is as good as one kept: construction costs O(1).
  */
 export class Negentropy {
-  readonly #items: SealedItems;
+  readonly #items: SyncItems;
   readonly #threshold: number;
   #initiator = false;
+  /** Scratch for the items either side of a bucket boundary. */
+  readonly #before = new Bound();
+  readonly #after = new Bound();
 
   /**
-   * @param storage a sealed storage (a TypeError otherwise)
+   * @param storage a sealed storage or a set's snapshot (a TypeError otherwise)
    * @param frameSizeLimit the largest message {@link reconcile} may produce, in bytes; 0 means
    *   unlimited, else at least 4096 (a RangeError otherwise). {@link initiate} ignores it.
    */
-  constructor(storage: NegentropyStorage, frameSizeLimit = 0) {
-    this.#items = sealedItems(storage);
+  constructor(storage: NegentropyStorage | NegentropySnapshot, frameSizeLimit = 0) {
+    this.#items =
+      storage instanceof NegentropySnapshot ? snapshotItems(storage) : sealedItems(storage);
     if (
       !Number.isSafeInteger(frameSizeLimit) ||
       frameSizeLimit < 0 ||
@@ -110,14 +111,14 @@ export class Negentropy {
       if (compareBounds(bound, prevBound) < 0) malformed('range bounds go backwards');
       const mode = r.varint(ID_LIST, 'mode');
       const lower = prevIndex;
-      let upper = lowerBound(items, lower, bound);
+      let upper = items.lowerBound(lower, bound);
       let keepOnTrip = false;
 
       if (mode === SKIP) {
         pendingSkip = true;
       } else if (mode === FINGERPRINT) {
         const at = r.take(16, 'fingerprint');
-        if (equal16(rangeFingerprint(items, lower, upper), msg, at)) {
+        if (equal16(items.fingerprint(lower, upper), msg, at)) {
           pendingSkip = true;
         } else {
           if (pendingSkip) writeSkip(out, prevBound);
@@ -128,7 +129,7 @@ export class Negentropy {
         const count = r.varint(Math.floor(r.remaining / 32), 'IdList count');
         const at = r.take(count * 32, 'IdList');
         if (initiator) {
-          diffIds(items.ids, lower, upper, msg, at, count, have, need);
+          diffIds(items.packedIds(lower, upper), 0, upper - lower, msg, at, count, have, need);
           pendingSkip = true;
         } else {
           if (pendingSkip) writeSkip(out, prevBound);
@@ -142,13 +143,13 @@ export class Negentropy {
             if (fits < n) {
               n = fits;
               upper = lower + n;
-              endBound.set(items.hi[upper]!, items.lo[upper]!, items.ids, upper * 32, 32);
+              items.item(upper, endBound);
             }
           }
           out.bound(endBound.hi, endBound.lo, endBound.src, endBound.off, endBound.len);
           out.byte(ID_LIST);
           out.varint(n);
-          out.copy(items.ids, lower * 32, upper * 32);
+          items.writeIds(out, lower, upper);
           keepOnTrip = true;
         }
       }
@@ -157,9 +158,9 @@ export class Negentropy {
         // §7: drop this range's part (a server IdList stays) and close with a fingerprint
         // of everything from `upper` on, bounded by INF.
         if (!keepOnTrip) out.truncate(mark);
-        out.bound(0xffff_ffff, 0xffff_ffff, items.ids, 0, 0);
+        out.bound(0xffff_ffff, 0xffff_ffff, msg, 0, 0);
         out.byte(FINGERPRINT);
-        const fp = rangeFingerprint(items, upper, items.n);
+        const fp = items.fingerprint(upper, items.n);
         out.copy(fp, 0, 16);
         break;
       }
@@ -179,29 +180,33 @@ export class Negentropy {
       out.bound(upperBound.hi, upperBound.lo, upperBound.src, upperBound.off, upperBound.len);
       out.byte(ID_LIST);
       out.varint(n);
-      out.copy(items.ids, lower * 32, upper * 32);
+      items.writeIds(out, lower, upper);
       return;
     }
     const q = Math.floor(n / BUCKETS);
     const extra = n % BUCKETS;
-    const { ids, hi, lo } = items;
+    const prev = this.#before;
+    const next = this.#after;
     let start = lower;
     for (let b = 0; b < BUCKETS; b++) {
       const end = start + q + (b < extra ? 1 : 0);
       if (b === BUCKETS - 1) {
         out.bound(upperBound.hi, upperBound.lo, upperBound.src, upperBound.off, upperBound.len);
-      } else if (hi[end] !== hi[end - 1] || lo[end] !== lo[end - 1]) {
-        out.bound(hi[end]!, lo[end]!, ids, 0, 0);
       } else {
-        // Same timestamp: the shortest prefix of the next id that sorts above the previous id.
-        const a = (end - 1) * 32;
-        const c = end * 32;
-        let shared = 0;
-        while (shared < 31 && ids[a + shared] === ids[c + shared]) shared++;
-        out.bound(hi[end]!, lo[end]!, ids, c, shared + 1);
+        items.item(end - 1, prev);
+        items.item(end, next);
+        if (next.hi !== prev.hi || next.lo !== prev.lo) {
+          out.bound(next.hi, next.lo, next.src, 0, 0);
+        } else {
+          // Same timestamp: the shortest prefix of the next id that sorts above the previous id.
+          let shared = 0;
+          while (shared < 31 && prev.src[prev.off + shared] === next.src[next.off + shared])
+            shared++;
+          out.bound(next.hi, next.lo, next.src, next.off, shared + 1);
+        }
       }
       out.byte(FINGERPRINT);
-      out.copy(rangeFingerprint(items, start, end), 0, 16);
+      out.copy(items.fingerprint(start, end), 0, 16);
       start = end;
     }
   }

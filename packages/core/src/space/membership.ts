@@ -1,8 +1,8 @@
 /**
  * Who may do what in a space, read from the space's own records (spec 05 §7). Roles belong to
  * accounts; versions are signed by writers, each tied to its account by the certificates in its
- * `sys.writer` record (§6). A role holds from the time it was given, so what stood keeps
- * standing when a role is taken away later:
+ * `sys.writer` record (§6). An account's first role holds from the start, and each change
+ * from its own time on, so what stood keeps standing when a role is taken away later:
  *
  * - the owner (the space's creator) is `owner`, always;
  * - `sys.member/<account suffix>` `{ role }` (`none` takes a role away), counted when a writer of
@@ -106,11 +106,16 @@ export class Membership {
   /** The role of account `did` at `timestamp` (`Infinity`: now). */
   roleAt(did: string, timestamp = Number.POSITIVE_INFINITY): Role | undefined {
     if (did === this.owner) return 'owner';
-    let grant: { at: number; role: Role | 'none' | undefined } | undefined;
-    for (const event of this.facts.grants.get(did) ?? []) if (event.at <= timestamp) grant = event;
+    // A first grant (or acceptance) that gives a role holds from the start, so versions that
+    // reached a node before their author's grant stand once it comes; every later change holds
+    // from its own time on, so a role taken away leaves what stood standing.
+    const grants = this.facts.grants.get(did) ?? [];
+    let grant = grants[0]?.role !== undefined && grants[0].role !== 'none' ? grants[0] : undefined;
+    for (const event of grants) if (event.at <= timestamp) grant = event;
     if (grant && grant.role !== undefined) return grant.role === 'none' ? undefined : grant.role;
-    let best: Role | undefined;
-    for (const event of this.facts.accepted.get(did) ?? [])
+    const accepted = this.facts.accepted.get(did) ?? [];
+    let best: Role | undefined = accepted[0]?.role;
+    for (const event of accepted)
       if (event.at <= timestamp && rank(event.role) > rank(best)) best = event.role;
     return best;
   }

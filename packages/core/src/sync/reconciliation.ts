@@ -4,10 +4,10 @@
  * pushing what the peer lacks and queueing wants for what it lacks itself; the responder answers
  * each `neg` from its set alone, keeping no state between messages.
  */
-import { fromHex, toHex } from '../bytes.js';
+import { toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
 import { isSystemCollection } from '../names.js';
-import { Negentropy, NegentropyStorage } from '../negentropy/index.js';
+import { Negentropy, type NegentropySnapshot } from '../negentropy/index.js';
 import type { SpaceView } from '../space/space-view.js';
 import type { Store } from '../store.js';
 import type { Message } from './messages.js';
@@ -210,12 +210,7 @@ export class Reconciliation {
   }
 }
 
-/** The collection's sorted Negentropy set, rebuilt only after the collection changed. */
-function syncSet(store: Store, collection: string): NegentropyStorage {
-  return store.derived(collection, (versions) => {
-    const set = new NegentropyStorage();
-    for (const meta of versions) set.insert(meta.timestamp, fromHex(meta.id));
-    set.seal();
-    return set;
-  });
+/** The collection's Negentropy set as it is now: kept by the store, which hands a snapshot. */
+function syncSet(store: Store, collection: string): NegentropySnapshot {
+  return store.syncSet(collection);
 }

@@ -6,6 +6,7 @@ import {
   type BlobStoreTestContext,
   runBlobStoreCheck,
 } from './blob-store-checks.js';
+import * as reads from './blob-store-read-checks.js';
 
 /** Every blob store check, by the title its test gets. */
 export const BLOB_STORE_CHECKS: ReadonlyArray<readonly [string, BlobStoreCheck]> = [
@@ -17,6 +18,9 @@ export const BLOB_STORE_CHECKS: ReadonlyArray<readonly [string, BlobStoreCheck]>
   ['300 keys', checks.manyBlobKeys],
   ['returned and given bytes are not aliased', checks.bytesAreNotAliased],
   ['keys outside the grammar are invalid_name', checks.invalidKeysRejected],
+  ['ranged reads (getRange)', reads.rangedReads],
+  ['a ranged read checks its arguments', reads.rangedReadArguments],
+  ['folders under a prefix (listFolders), without siblings', reads.listsFolders],
 ];
 
 /**

@@ -1,0 +1,194 @@
+/**
+ * Blocks of a Negentropy set kept sorted (spec 05 §9.7): each block is a run of consecutive
+ * items in flat arrays with running sums of its ids, and never changes once made. Adding items
+ * makes new blocks for the ones they land in and keeps every other block as it is, so a
+ * snapshot holding the old list of blocks is untouched.
+ */
+import { limbsOf, prefixSums } from './limbs.js';
+import { compareItems, type PackedItems } from './sort.js';
+
+/** Items between two stored running sums of a block (2 bytes of sums per item). */
+export const CHUNK = 16;
+
+export interface Block {
+  readonly n: number;
+  /** The items' ids, 32 bytes each, in order. */
+  readonly ids: Uint8Array;
+  readonly hi: Uint32Array;
+  readonly lo: Uint32Array;
+  /** The ids as eight little-endian limbs each. */
+  readonly limbs: Uint32Array;
+  /** `sums[8c .. 8c+8)` = the sum of the first `min(c * CHUNK, n)` ids; the last is the total. */
+  readonly sums: Uint32Array;
+}
+
+/** A block over items `[from, to)` of the arrays: views of them, not copies. */
+function blockOf(
+  ids: Uint8Array,
+  hi: Uint32Array,
+  lo: Uint32Array,
+  from: number,
+  to: number,
+): Block {
+  const n = to - from;
+  const own = ids.subarray(from * 32, to * 32);
+  const limbs = limbsOf(own, n);
+  return {
+    n,
+    ids: own,
+    hi: hi.subarray(from, to),
+    lo: lo.subarray(from, to),
+    limbs,
+    sums: prefixSums(limbs, n, CHUNK),
+  };
+}
+
+/** The limb offset of a block's total in its `sums`. */
+export function totalAt(block: Block): number {
+  return 8 * Math.ceil(block.n / CHUNK);
+}
+
+/**
+ * Cuts items `[from, to)` into blocks of at most `size` items, as even as they come, and
+ * appends them to `out`.
+ */
+function cut(items: PackedItems, from: number, to: number, size: number, out: Block[]): void {
+  const pieces = Math.ceil((to - from) / size);
+  const each = Math.floor((to - from) / pieces);
+  let extra = (to - from) % pieces;
+  for (let start = from; start < to; ) {
+    const end = start + each + (extra-- > 0 ? 1 : 0);
+    out.push(blockOf(items.ids, items.hi, items.lo, start, end));
+    start = end;
+  }
+}
+
+/** The first index in `[from, items.n)` whose item is at or above the first of `block`. */
+function firstReaching(items: PackedItems, from: number, block: Block): number {
+  let a = from;
+  let b = items.n;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    const c = compareItems(
+      items.hi[mid]!,
+      items.lo[mid]!,
+      items.ids,
+      mid * 32,
+      block.hi[0]!,
+      block.lo[0]!,
+      block.ids,
+      0,
+    );
+    if (c < 0) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+/** The first index in `[from, block.n)` whose item is at or above item `t` of `items`. */
+function positionIn(block: Block, from: number, items: PackedItems, t: number): number {
+  let a = from;
+  let b = block.n;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    const c = compareItems(
+      block.hi[mid]!,
+      block.lo[mid]!,
+      block.ids,
+      mid * 32,
+      items.hi[t]!,
+      items.lo[t]!,
+      items.ids,
+      t * 32,
+    );
+    if (c < 0) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+/**
+ * Merges items `[from, to)` of `add` into `block` and appends the result, cut to `size`, to
+ * `out`. Items the block holds already are skipped; when all are, it appends nothing and
+ * returns false.
+ */
+function mergeBlock(
+  block: Block,
+  add: PackedItems,
+  from: number,
+  to: number,
+  size: number,
+  out: Block[],
+): boolean {
+  const cap = block.n + to - from;
+  const ids = new Uint8Array(cap * 32);
+  const hi = new Uint32Array(cap);
+  const lo = new Uint32Array(cap);
+  let m = 0;
+  let at = 0;
+  const copyBlock = (end: number) => {
+    ids.set(block.ids.subarray(at * 32, end * 32), m * 32);
+    hi.set(block.hi.subarray(at, end), m);
+    lo.set(block.lo.subarray(at, end), m);
+    m += end - at;
+    at = end;
+  };
+  for (let t = from; t < to; t++) {
+    copyBlock(positionIn(block, at, add, t));
+    const held =
+      at < block.n &&
+      compareItems(
+        block.hi[at]!,
+        block.lo[at]!,
+        block.ids,
+        at * 32,
+        add.hi[t]!,
+        add.lo[t]!,
+        add.ids,
+        t * 32,
+      ) === 0;
+    if (held) continue;
+    ids.set(add.ids.subarray(t * 32, t * 32 + 32), m * 32);
+    hi[m] = add.hi[t]!;
+    lo[m] = add.lo[t]!;
+    m++;
+  }
+  copyBlock(block.n);
+  if (m === block.n) return false;
+  cut({ n: m, ids, hi, lo }, 0, m, size, out);
+  return true;
+}
+
+/**
+ * The blocks of `blocks` with the sorted, distinct items of `add` merged in: untouched blocks
+ * are the same objects, at the same places up to `from`, the index of the first new block.
+ * `undefined` when `add` brings nothing new.
+ */
+export function mergeInto(
+  blocks: readonly Block[],
+  add: PackedItems,
+  size: number,
+): { blocks: Block[]; from: number } | undefined {
+  if (add.n === 0) return undefined;
+  const out: Block[] = [];
+  if (blocks.length === 0) {
+    cut(add, 0, add.n, size, out);
+    return { blocks: out, from: 0 };
+  }
+  let from = -1;
+  let t = 0;
+  for (let k = 0; k < blocks.length; k++) {
+    const block = blocks[k]!;
+    // Items below the next block's first item land in this one (below the first block's
+    // first item, in the first).
+    const end = k === blocks.length - 1 ? add.n : firstReaching(add, t, blocks[k + 1]!);
+    const at = out.length;
+    if (end > t && mergeBlock(block, add, t, end, size, out)) {
+      if (from < 0) from = at;
+    } else {
+      out.push(block);
+    }
+    t = end;
+  }
+  return from < 0 ? undefined : { blocks: out, from };
+}
