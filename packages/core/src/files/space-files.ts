@@ -21,10 +21,13 @@ import {
 } from './chunks.js';
 import { FileActivity } from './file-activity.js';
 import type { FileAnswer, FileAsk, FileChannel } from './file-channel.js';
+import { type FileInput, isBlobLike, pieceSource } from './file-input.js';
 import { FileStore } from './file-store.js';
 import { KeepPolicy, type SpaceFilesContext } from './keep-policy.js';
 import { FILES_AFTER_CHANGE_MS, READ_RETRY_MS } from './limits.js';
+import { OpenFile, type OpenFileContext } from './open-file.js';
 import { type FileSource, PeerFileSource } from './source.js';
+import { addFromStream, CHUNKS_PER_WRITE } from './stream-add.js';
 
 export type { SpaceFilesContext } from './keep-policy.js';
 
@@ -35,8 +38,19 @@ export interface FileProgress {
 }
 
 export interface AddFileOptions {
+  /** The file's type; a `Blob`'s own type when not given. */
   mime?: string;
+  /** The file's name; a `File`'s own name when not given. */
   name?: string;
+  /**
+   * A stream's length in bytes, when known (a `Blob`'s is): it is then sealed in one pass, and
+   * must give exactly this many bytes. Without it, a stream longer than 4 MiB is sealed twice.
+   */
+  size?: number;
+  /**
+   * Progress in plaintext bytes: half sealing, half writing. A stream of unknown size tells
+   * what it has given so far as `total` until it ends.
+   */
   onProgress?: (progress: FileProgress) => void;
   signal?: AbortSignalLike;
 }
@@ -46,8 +60,6 @@ export interface ReadFileOptions {
   signal?: AbortSignalLike;
 }
 
-/** Chunks written per store commit when adding a file: progress and abort checks between. */
-const CHUNKS_PER_WRITE = 16;
 const MAX_LABEL = 1_000;
 /** How long a request waits for a fetch of the same file under way here: within the asker's timeout. */
 const SERVE_WAIT_MS = 10_000;
@@ -114,17 +126,43 @@ export class SpaceFiles {
 
   // ——— adding and reading ———
 
-  async add(bytes: Uint8Array, options: AddFileOptions = {}): Promise<FileRef> {
+  /** Adds a file from its bytes, or from a stream of them (see {@link addFromStream}). */
+  async add(input: FileInput, options: AddFileOptions = {}): Promise<FileRef> {
     this.#check();
-    if (!(bytes instanceof Uint8Array))
-      throw new TypeError('addFile takes the bytes as a Uint8Array');
+    if (input instanceof Uint8Array) return this.#addBytes(input, options);
+    const source = pieceSource(input); // a TypeError for anything else
+    const blob = isBlobLike(input) ? input : undefined;
+    const size = options.size ?? blob?.size;
+    const labels = {
+      mime: options.mime ?? (blob?.type ? blob.type : undefined),
+      name: options.name ?? (typeof blob?.name === 'string' ? blob.name : undefined),
+    };
+    try {
+      checkLabels(labels);
+      if (size !== undefined && (!Number.isSafeInteger(size) || size < 0))
+        throw new MincaError('invalid_input', 'size must be a whole number of bytes');
+      if (size !== undefined && size > MAX_FILE_BYTES)
+        throw new MincaError('too_large', `a file is at most ${MAX_FILE_BYTES} bytes`);
+      checkAborted(options.signal);
+    } catch (error) {
+      await source.cancel();
+      throw error;
+    }
+    const { key, list } = await addFromStream(
+      { files: this.files, activity: this.#activity, now: () => this.context.now() },
+      source,
+      { ...options, size },
+    );
+    this.context.changed();
+    return refTo(list.id, key, list.size, labels);
+  }
+
+  async #addBytes(bytes: Uint8Array, options: AddFileOptions): Promise<FileRef> {
     if (bytes.length > MAX_FILE_BYTES)
       throw new MincaError('too_large', `a file is at most ${MAX_FILE_BYTES} bytes`);
-    for (const label of ['mime', 'name'] as const) {
-      const value = options[label];
-      if (value !== undefined && (typeof value !== 'string' || value.length > MAX_LABEL))
-        throw new MincaError('invalid_input', `${label} must be text of at most ${MAX_LABEL}`);
-    }
+    if (options.size !== undefined && options.size !== bytes.length)
+      throw new MincaError('invalid_input', `size ${options.size} is not the bytes' length`);
+    checkLabels(options);
     checkAborted(options.signal);
     const key = randomKey();
     const total = bytes.length;
@@ -175,12 +213,40 @@ export class SpaceFiles {
       this.#activity.unpin(id);
     }
     this.context.changed();
+    return refTo(id, key, total, options);
+  }
+
+  /**
+   * Opens a file a record here names (or one added here) for reading by range; see
+   * {@link OpenFile}. Rejects as {@link read} does for a file not named or not as named.
+   */
+  async open(ref: FileRef): Promise<OpenFile> {
+    this.#check();
+    if (!isFileRef(ref)) throw new MincaError('invalid_input', 'openFile takes a FileRef');
+    const id = ref.$file;
+    if (!(await this.named()).has(id) && this.files.get(id)?.own === undefined)
+      throw new MincaError('invalid_input', `no record in space ${this.space.id} names file ${id}`);
+    const list = this.files.get(id)?.list;
+    if (list && list.size !== ref.size) throw wrongFile(id, 'its size is not the one named');
+    return new OpenFile(this.#ranges(), ref);
+  }
+
+  /** What reads by range need of this space's files. */
+  #ranges(): OpenFileContext {
     return {
-      $file: id,
-      key,
-      size: total,
-      ...(options.mime !== undefined ? { mime: options.mime } : {}),
-      ...(options.name !== undefined ? { name: options.name } : {}),
+      files: this.files,
+      activity: this.#activity,
+      sources: () => this.context.sources(),
+      check: () => this.#check(),
+      waitForNews: (signal) => this.#waitForNews(signal),
+      ended: async (id, finished) => {
+        if (finished && this.files.isWhole(id)) {
+          await this.files.setUsed(id, this.context.now());
+          this.#policy.had(id);
+        }
+        await this.#policy.afterRead(id).catch(() => undefined);
+      },
+      closed: (id) => this.#policy.afterRead(id).catch(() => undefined),
     };
   }
 
@@ -346,6 +412,27 @@ export class SpaceFiles {
     if (this.#closed) throw new MincaError('closed', `space ${this.space.id} is closed`);
   }
 }
+
+function checkLabels(labels: { mime?: unknown; name?: unknown }): void {
+  for (const label of ['mime', 'name'] as const) {
+    const value = labels[label];
+    if (value !== undefined && (typeof value !== 'string' || value.length > MAX_LABEL))
+      throw new MincaError('invalid_input', `${label} must be text of at most ${MAX_LABEL}`);
+  }
+}
+
+const refTo = (
+  id: string,
+  key: Uint8Array,
+  size: number,
+  labels: { mime?: string | undefined; name?: string | undefined },
+): FileRef => ({
+  $file: id,
+  key,
+  size,
+  ...(labels.mime !== undefined ? { mime: labels.mime } : {}),
+  ...(labels.name !== undefined ? { name: labels.name } : {}),
+});
 
 const wrongFile = (id: string, why: string) =>
   new MincaError('invalid_input', `file ${id} won't open as named: ${why}`);
