@@ -233,10 +233,11 @@ export class FileStore {
 
   /** Writes chunks `[n, sealed]` of an add under way; a chunk written already is replaced. */
   async putStaged(id: string, chunks: ReadonlyArray<readonly [number, Uint8Array]>) {
-    const staged = this.#staging.get(id);
-    if (!staged) throw new Error(`no add under way as ${id}`);
+    if (!this.#staging.has(id)) throw new Error(`no add under way as ${id}`);
     await this.store.commit({ entries: chunks.map(([n, value]) => ({ key: key(id, n), value })) });
-    for (const [n] of chunks) staged.chunks.add(n);
+    // Looked up again: a reload meanwhile has read the staging anew.
+    const staged = this.#staging.get(id);
+    for (const [n] of chunks) staged?.chunks.add(n);
   }
 
   /** Chunk `n` of an add under way, as written (no list to check it against yet). */
@@ -250,9 +251,6 @@ export class FileStore {
    * `at` land in one write, with `adding` gone, so the file is whole from then on, or nothing.
    */
   async finishStaged(id: string, list: ChunkList, own: number): Promise<void> {
-    const staged = this.#staging.get(id);
-    if (!staged || staged.chunks.size !== list.hashes.length)
-      throw new Error(`the add under way as ${id} is not complete`);
     await this.store.commit({
       entries: [
         { key: key(list.id, 'list'), value: list.bytes },
@@ -266,7 +264,9 @@ export class FileStore {
     file.list = list;
     file.own = own;
     file.at = id;
-    file.held = new Set(staged.chunks);
+    // Every chunk was written before this (the caller's word: a reload meanwhile may have
+    // listed the folder before the last of them landed).
+    file.held = new Set(list.hashes.keys());
     file.bytes = sealedSize(list.size);
   }
 

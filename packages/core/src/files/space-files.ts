@@ -9,6 +9,7 @@ import { randomKey } from '../seal.js';
 import type { SpaceView } from '../space/space-view.js';
 import { clearTimer, setTimer } from '../timers.js';
 import { type AbortSignalLike, checkAborted } from './abort.js';
+import { type AddFileOptions, checkLabels, type FileProgress, refTo } from './add-options.js';
 import {
   CHUNK_BYTES,
   chunkCount,
@@ -21,46 +22,22 @@ import {
 } from './chunks.js';
 import { FileActivity } from './file-activity.js';
 import type { FileAnswer, FileAsk, FileChannel } from './file-channel.js';
-import { type FileInput, isBlobLike, pieceSource } from './file-input.js';
+import type { FileInput } from './file-input.js';
 import { FileStore } from './file-store.js';
 import { KeepPolicy, type SpaceFilesContext } from './keep-policy.js';
 import { FILES_AFTER_CHANGE_MS, READ_RETRY_MS } from './limits.js';
 import { OpenFile, type OpenFileContext } from './open-file.js';
 import { type FileSource, PeerFileSource } from './source.js';
-import { addFromStream, CHUNKS_PER_WRITE } from './stream-add.js';
+import { addFromInput, CHUNKS_PER_WRITE } from './stream-add.js';
 
+export type { AddFileOptions, FileProgress } from './add-options.js';
 export type { SpaceFilesContext } from './keep-policy.js';
-
-/** How far a file operation has got, in plaintext bytes. */
-export interface FileProgress {
-  done: number;
-  total: number;
-}
-
-export interface AddFileOptions {
-  /** The file's type; a `Blob`'s own type when not given. */
-  mime?: string;
-  /** The file's name; a `File`'s own name when not given. */
-  name?: string;
-  /**
-   * A stream's length in bytes, when known (a `Blob`'s is): it is then sealed in one pass, and
-   * must give exactly this many bytes. Without it, a stream longer than 4 MiB is sealed twice.
-   */
-  size?: number;
-  /**
-   * Progress in plaintext bytes: half sealing, half writing. A stream of unknown size tells
-   * what it has given so far as `total` until it ends.
-   */
-  onProgress?: (progress: FileProgress) => void;
-  signal?: AbortSignalLike;
-}
 
 export interface ReadFileOptions {
   onProgress?: (progress: FileProgress) => void;
   signal?: AbortSignalLike;
 }
 
-const MAX_LABEL = 1_000;
 /** How long a request waits for a fetch of the same file under way here: within the asker's timeout. */
 const SERVE_WAIT_MS = 10_000;
 
@@ -130,31 +107,10 @@ export class SpaceFiles {
   async add(input: FileInput, options: AddFileOptions = {}): Promise<FileRef> {
     this.#check();
     if (input instanceof Uint8Array) return this.#addBytes(input, options);
-    const source = pieceSource(input); // a TypeError for anything else
-    const blob = isBlobLike(input) ? input : undefined;
-    const size = options.size ?? blob?.size;
-    const labels = {
-      mime: options.mime ?? (blob?.type ? blob.type : undefined),
-      name: options.name ?? (typeof blob?.name === 'string' ? blob.name : undefined),
-    };
-    try {
-      checkLabels(labels);
-      if (size !== undefined && (!Number.isSafeInteger(size) || size < 0))
-        throw new MincaError('invalid_input', 'size must be a whole number of bytes');
-      if (size !== undefined && size > MAX_FILE_BYTES)
-        throw new MincaError('too_large', `a file is at most ${MAX_FILE_BYTES} bytes`);
-      checkAborted(options.signal);
-    } catch (error) {
-      await source.cancel();
-      throw error;
-    }
-    const { key, list } = await addFromStream(
-      { files: this.files, activity: this.#activity, now: () => this.context.now() },
-      source,
-      { ...options, size },
-    );
+    const context = { files: this.files, activity: this.#activity, now: () => this.context.now() };
+    const ref = await addFromInput(context, input, options);
     this.context.changed();
-    return refTo(list.id, key, list.size, labels);
+    return ref;
   }
 
   async #addBytes(bytes: Uint8Array, options: AddFileOptions): Promise<FileRef> {
@@ -412,27 +368,6 @@ export class SpaceFiles {
     if (this.#closed) throw new MincaError('closed', `space ${this.space.id} is closed`);
   }
 }
-
-function checkLabels(labels: { mime?: unknown; name?: unknown }): void {
-  for (const label of ['mime', 'name'] as const) {
-    const value = labels[label];
-    if (value !== undefined && (typeof value !== 'string' || value.length > MAX_LABEL))
-      throw new MincaError('invalid_input', `${label} must be text of at most ${MAX_LABEL}`);
-  }
-}
-
-const refTo = (
-  id: string,
-  key: Uint8Array,
-  size: number,
-  labels: { mime?: string | undefined; name?: string | undefined },
-): FileRef => ({
-  $file: id,
-  key,
-  size,
-  ...(labels.mime !== undefined ? { mime: labels.mime } : {}),
-  ...(labels.name !== undefined ? { name: labels.name } : {}),
-});
 
 const wrongFile = (id: string, why: string) =>
   new MincaError('invalid_input', `file ${id} won't open as named: ${why}`);

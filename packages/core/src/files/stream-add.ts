@@ -9,9 +9,11 @@
  */
 import { toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
+import type { FileRef } from '../file-ref.js';
 import { randomKey, SEAL_OVERHEAD } from '../seal.js';
 import { clearRepeating, setRepeating, setTimer } from '../timers.js';
 import { type AbortSignalLike, checkAborted } from './abort.js';
+import { type AddFileOptions, checkLabels, refTo } from './add-options.js';
 import { hashChunk } from './chunk-hash.js';
 import {
   CHUNK_BYTES,
@@ -24,7 +26,7 @@ import {
   sealChunk,
 } from './chunks.js';
 import type { FileActivity } from './file-activity.js';
-import { ChunkReader, type PieceSource } from './file-input.js';
+import { ChunkReader, isBlobLike, type PieceSource, pieceSource } from './file-input.js';
 import type { FileStore } from './file-store.js';
 import { ADDING_EVERY_MS } from './limits.js';
 
@@ -44,6 +46,37 @@ export interface StreamAddContext {
   files: FileStore;
   activity: FileActivity;
   now(): number;
+}
+
+/**
+ * Adds the file a stream-like `input` gives (a TypeError for anything else), taking a `Blob`'s
+ * size, type and name where `options` gives none; its FileRef once it is whole in the store.
+ */
+export async function addFromInput(
+  context: StreamAddContext,
+  input: unknown,
+  options: AddFileOptions,
+): Promise<FileRef> {
+  const source = pieceSource(input);
+  const blob = isBlobLike(input) ? input : undefined;
+  const size = options.size ?? blob?.size;
+  const labels = {
+    mime: options.mime ?? (blob?.type ? blob.type : undefined),
+    name: options.name ?? (typeof blob?.name === 'string' ? blob.name : undefined),
+  };
+  try {
+    checkLabels(labels);
+    if (size !== undefined && (!Number.isSafeInteger(size) || size < 0))
+      throw new MincaError('invalid_input', 'size must be a whole number of bytes');
+    if (size !== undefined && size > MAX_FILE_BYTES)
+      throw new MincaError('too_large', `a file is at most ${MAX_FILE_BYTES} bytes`);
+    checkAborted(options.signal);
+  } catch (error) {
+    await source.cancel();
+    throw error;
+  }
+  const { key, list } = await addFromStream(context, source, { ...options, size });
+  return refTo(list.id, key, list.size, labels);
 }
 
 /** Adds the file `source` gives; its key and list once it is whole in the store. */
