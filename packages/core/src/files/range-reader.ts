@@ -27,8 +27,13 @@ export interface RangeReadContext {
   sources(): FileSource[];
   /** Throws `closed` once the space has closed. */
   check(): void;
-  /** Resolves when records change, a peer links, or after a while; rejects on `signal`. */
-  waitForNews(signal: AbortSignalLike): Promise<void>;
+  /** A count of the news below, to tell whether any came since. */
+  news(): number;
+  /**
+   * Resolves when records change, a peer links, or after a while, at once if that happened
+   * since `seen` (a {@link news} count); rejects on `signal`.
+   */
+  waitForNews(signal: AbortSignalLike, seen: number): Promise<void>;
   /** A read of `id` ended: `finished` when it went through its whole range. */
   ended(id: string, finished: boolean): Promise<void>;
 }
@@ -52,6 +57,8 @@ export class RangeReader implements AsyncIterableIterator<Uint8Array> {
   #covered: number;
   /** The chunk a fetch began at that ended without it: the next try waits for news first. */
   #missedAt: number | undefined;
+  /** The news count when that fetch began. */
+  #missedNews = 0;
   #failure: unknown;
   #wake: (() => void) | undefined;
   #given = 0;
@@ -162,7 +169,7 @@ export class RangeReader implements AsyncIterableIterator<Uint8Array> {
       if (!this.#fetching) {
         if (this.#missedAt === n) {
           this.#missedAt = undefined;
-          await this.context.waitForNews(this.#stop);
+          await this.context.waitForNews(this.#stop, this.#missedNews);
           continue;
         }
         this.#fetch(n);
@@ -192,6 +199,7 @@ export class RangeReader implements AsyncIterableIterator<Uint8Array> {
       this.#ahead();
       return;
     }
+    const news = this.context.news();
     const fetched = this.context.activity.fetch(this.ref.$file, () => this.context.sources(), {
       only,
       signal: this.#stop,
@@ -202,17 +210,26 @@ export class RangeReader implements AsyncIterableIterator<Uint8Array> {
       },
     });
     this.#fetching = fetched.then(
-      (result: FetchResult) => this.#fetched(from, only, result),
-      (error) => this.#fetched(from, only, undefined, error),
+      (result: FetchResult) => this.#fetched(from, only, news, result),
+      (error) => this.#fetched(from, only, news, undefined, error),
     );
   }
 
-  #fetched(from: number, only: number[], result?: FetchResult, error?: unknown): void {
+  #fetched(
+    from: number,
+    only: number[],
+    news: number,
+    result?: FetchResult,
+    error?: unknown,
+  ): void {
     this.#fetching = undefined;
     if (error !== undefined && !this.#stop.aborted) this.#failure = error;
     // Chunks it could not get are asked again when the reader gets to them.
     if (result !== 'whole') this.#covered = Math.min(this.#covered, from - 1);
-    if (result === 'nobody' && only.includes(this.#n)) this.#missedAt = this.#n;
+    if (result === 'nobody' && only.includes(this.#n)) {
+      this.#missedAt = this.#n;
+      this.#missedNews = news;
+    }
     this.#poke();
     if (result === 'whole' && !this.#done) this.#ahead();
   }

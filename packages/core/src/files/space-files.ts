@@ -46,6 +46,8 @@ export class SpaceFiles {
   readonly #activity: FileActivity;
   readonly #policy: KeepPolicy;
   readonly #waiters = new Set<{ wake: () => void; fail: (e: unknown) => void }>();
+  /** Counts the news that wakes waiting reads: records changed, a peer linked. */
+  #news = 0;
 
   private constructor(
     readonly space: SpaceView,
@@ -194,7 +196,8 @@ export class SpaceFiles {
       activity: this.#activity,
       sources: () => this.context.sources(),
       check: () => this.#check(),
-      waitForNews: (signal) => this.#waitForNews(signal),
+      news: () => this.#news,
+      waitForNews: (signal, seen) => this.#waitForNews(signal, seen),
       ended: async (id, finished) => {
         if (finished && this.files.isWhole(id)) {
           await this.files.setUsed(id, this.context.now());
@@ -236,6 +239,7 @@ export class SpaceFiles {
         const file = this.files.get(id);
         if (file?.list && file.list.size !== ref.size)
           throw wrongFile(id, 'its size is not the one named');
+        const news = this.#news;
         if (!this.files.isWhole(id)) {
           await this.#activity.fetch(id, () => this.context.sources(), {
             ...(signal ? { signal } : {}),
@@ -257,7 +261,7 @@ export class SpaceFiles {
           }
           continue; // A chunk was damaged here and is forgotten: fetch it again.
         }
-        await this.#waitForNews(signal);
+        await this.#waitForNews(signal, news);
       }
     } finally {
       this.#activity.unpin(id);
@@ -281,7 +285,12 @@ export class SpaceFiles {
     return out;
   }
 
-  #waitForNews(signal: AbortSignalLike | undefined): Promise<void> {
+  /**
+   * Resolves when records change, a peer links, or after {@link READ_RETRY_MS}; at once when
+   * that happened since `seen` (a fetch that just missed it would otherwise wait it out).
+   */
+  #waitForNews(signal: AbortSignalLike | undefined, seen?: number): Promise<void> {
+    if (seen !== undefined && seen !== this.#news) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter = {
         wake: () => {
@@ -306,6 +315,7 @@ export class SpaceFiles {
   }
 
   #wake(): void {
+    this.#news++;
     for (const w of [...this.#waiters]) w.wake();
   }
 

@@ -7,7 +7,13 @@ import { CHUNK_BYTES } from '../../src/files/chunks.js';
 import { WINDOW_CHUNKS } from '../../src/files/range-reader.js';
 import type { MincaNode } from '../../src/node.js';
 import { connect, converged, nodeFixture, sharedSpace, until } from '../sync-helpers.js';
-import { same, sample } from './files-helpers.js';
+import { asks, link, same, sample } from './files-helpers.js';
+
+const flip = (bytes: Uint8Array) => {
+  const out = bytes.slice();
+  out[out.length >> 1]! ^= 1;
+  return out;
+};
 
 const { nodes, make } = nodeFixture();
 
@@ -112,6 +118,40 @@ describe('reading a file by range', () => {
     const tail = await file.read({ offset: 11 * CHUNK_BYTES, length: 2 * CHUNK_BYTES });
     expect(same(tail, bytes.subarray(11 * CHUNK_BYTES, 13 * CHUNK_BYTES))).toBe(true);
     expect(await heldChunks(b, space, ref.$file, 41)).toEqual([10, 11, 12]);
+    await file.close();
+  });
+
+  it('refuses a peer that sends wrong chunks for a range, and takes them from another', async () => {
+    const [g, t, r] = [await make(), await make(), await make()];
+    const space = await sharedSpace(g, [t, r]);
+    await r.setFileLimits({ ahead: 0 });
+    const bytes = sample(8 * CHUNK_BYTES, 4);
+    const ref = await g.records.addFile(space, bytes);
+    await g.records.put(space, 'app.post', { ref });
+    connect(g, t);
+    await until(async () => (await t.files.whole(space)).includes(ref.$file), 10_000, 't holding');
+    // What T sends R has every chunk changed by one bit.
+    const bad = link(r, t, (m) =>
+      m.t === 'fdata' ? { ...m, c: m.c.map((c) => (c ? flip(c) : c)) } : m,
+    );
+    await converged([t, r], space);
+    const good = link(r, g);
+    await converged([g, r], space);
+    const file = await r.records.openFile(space, ref);
+    const offset = 2 * CHUNK_BYTES + 9;
+    const got = await file.read({ offset, length: CHUNK_BYTES });
+    expect(same(got, bytes.subarray(offset, offset + CHUNK_BYTES))).toBe(true);
+    expect(asks(bad.fromA)).toBeGreaterThan(0);
+    expect(asks(good.fromA)).toBeGreaterThan(0);
+    // R keeps G's sealed chunks, the two the range covers and no others.
+    expect(await heldChunks(r, space, ref.$file, 8)).toEqual([2, 3]);
+    for (const n of [2, 3])
+      expect(
+        same(
+          (await r.files.chunk(space, ref.$file, n))!,
+          (await g.files.chunk(space, ref.$file, n))!,
+        ),
+      ).toBe(true);
     await file.close();
   });
 
