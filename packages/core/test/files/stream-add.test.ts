@@ -160,6 +160,20 @@ describe('addFile from a stream', () => {
     expect(fileEntries(backing, space)).toEqual([]);
   });
 
+  it('drops a file added from a stream entirely, temporary id and all, once nothing names it', async () => {
+    useFakeClock();
+    const backing = new Map<string, Data>();
+    const a = await drive(nodeOn(backing));
+    const space = (await drive(a.spaces.create())).id;
+    const bytes = sample(3 * CHUNK_BYTES + 1, 8);
+    const ref = await drive(a.records.addFile(space, [bytes]));
+    const post = await drive(a.records.put(space, 'app.file', { ref }));
+    await advance(5_000, 100); // a pass: named now, it follows records
+    expect(fileEntries(backing, space)).toHaveLength(7); // 4 chunks, at, list, own
+    await drive(a.records.delete(space, 'app.file', post.id));
+    await within(10_000, () => fileEntries(backing, space).length === 0, 'the drop', 100);
+  });
+
   it('drops an add cut short by a crash once nobody has said it runs for 10 minutes', async () => {
     useFakeClock();
     const backing = new Map<string, Data>();
