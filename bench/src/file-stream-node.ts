@@ -2,7 +2,7 @@
 // node's alone: `node file-stream-node.js '<json job>'`. Each node keeps its stores in a
 // folder on disk (directory stores, without fsync), so the file's bytes are on disk, not in
 // the process. Answers are one JSON object per line on stdout, each with the process's peak
-// RSS so far (MiB).
+// RSS so far (MiB, VmHWM).
 //   idle:  a node and a space, nothing more: what a node process takes at all
 //   add:   adds a file of `mib` MiB of random bytes from a stream (an async generator)
 //   read:  reads that file back as a stream (openFile … chunks()), hashing it as it comes
@@ -10,6 +10,7 @@
 //          line `report` from stdin, answers its peak RSS and ends
 //   fetch: joins with the ticket, connects, and reads the file as a stream from the peer
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
   createNode,
@@ -29,10 +30,21 @@ const job = JSON.parse(process.argv[2]!) as Record<string, unknown> & {
 };
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const unhex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'));
+/**
+ * This process's peak RSS, MiB: VmHWM, the high-water mark of its own memory since it started.
+ * Not getrusage's maxRSS, which on Linux carries the parent's RSS at fork over into the child.
+ */
+function peakMiB(): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (hwm) return Number(hwm[1]) / 1024;
+  } catch {
+    // not Linux: the rusage figure, which a fork may have raised
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}
 const say = (message: object) =>
-  process.stdout.write(
-    `${JSON.stringify({ ...message, peakMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
-  );
+  process.stdout.write(`${JSON.stringify({ ...message, peakMiB: peakMiB() })}\n`);
 type WireRef = Omit<FileRef, 'key'> & { key: string };
 const refOf = (wire: WireRef): FileRef => ({ ...wire, key: unhex(wire.key) });
 
