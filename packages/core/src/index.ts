@@ -34,6 +34,7 @@ export {
   issueCertificate,
   issueRevocation,
   type Revocation,
+  type Signer,
   verifyCertificate,
   verifyRevocation,
 } from './identity/certificate.js';
