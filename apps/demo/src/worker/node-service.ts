@@ -23,16 +23,17 @@ import {
   PROFILES,
   type PreparedImage,
   profileId,
+  writerAccounts,
 } from '@minca/std';
 import {
   type Account,
-  accountKey,
   dataPath,
   folderLocalKey,
   listAccounts,
   storesPrefix,
   updateAccount,
 } from '../accounts.js';
+import { nodeKeys, rootSigner } from '../device-keys.js';
 import type {
   EventMessage,
   FileLimitsView,
@@ -86,14 +87,15 @@ export class NodeService implements NodeApi {
   }
 
   async #open({ account, host, online, limits }: OpenRequest): Promise<Opened> {
-    const key = await accountKey(account);
+    const keys = await nodeKeys(account);
     const about = (await listAccounts()).find((a) => a.id === account);
-    if (!key || !about) {
+    if (!keys || !about) {
       throw new MincaError('unknown_space', `account ${account} is not in this browser`);
     }
     this.#account = about;
     this.#outbox = new Outbox(account);
-    this.#node = await createNode({ stores: await this.#stores(about, key), key });
+    // The node signs with its own writer key, tied to the account by the device's certificate.
+    this.#node = await createNode({ stores: await this.#stores(about), ...keys });
     this.#host = host;
     this.#online = online ?? true;
     // The node keeps no limits: they come from the tab at every start.
@@ -101,11 +103,11 @@ export class NodeService implements NodeApi {
     // Local data first: the connection starts now, and nothing waits for it.
     this.#reconnect();
     this.#poll = setInterval(() => void this.#pollSync(), SYNC_POLL_MS);
-    return { did: key.did, instance: crypto.randomUUID() };
+    return { did: this.#node.did, instance: crypto.randomUUID() };
   }
 
   /** IndexedDB, or the data folder the person picked (its handle remembered by the page). */
-  async #stores(account: Account, key: SigningKey): Promise<StoreFactory> {
+  async #stores(account: Account): Promise<StoreFactory> {
     if (account.storage !== 'folder') return indexedDBStores(storesPrefix(account.id));
     const remembered = await rememberedDataFolder();
     if (remembered?.permission !== 'granted') {
@@ -114,7 +116,7 @@ export class NodeService implements NodeApi {
     return browserDataFolderStores({
       dataPath: dataPath(account.id),
       folder: remembered.handle,
-      localKey: await folderLocalKey(key.exportSecret()),
+      localKey: await folderLocalKey((await rootSigner(account.id))!),
       indexedDBStores,
     });
   }
@@ -243,11 +245,12 @@ export class NodeService implements NodeApi {
 
   async posts(space: string, limit: number): Promise<PostView[]> {
     await this.#watch(space);
-    const [records, whole] = await Promise.all([
+    const [records, whole, accounts] = await Promise.all([
       this.#n.records.list(space, POSTS, { order: 'newest', limit }),
       this.#whole(space),
+      writerAccounts(this.#n, space),
     ]);
-    return records.flatMap((r) => toPost(r, whole) ?? []);
+    return records.flatMap((r) => toPost(r, whole, accounts) ?? []);
   }
 
   async post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView> {
@@ -260,7 +263,8 @@ export class NodeService implements NodeApi {
     }
     const record = await this.#n.records.put(space, POSTS, body);
     await this.#outbox?.wrote(space);
-    return toPost(record, await this.#whole(space))!;
+    // This node's writer writes for its account.
+    return toPost(record, await this.#whole(space), new Map([[record.author, this.#n.did]]))!;
   }
 
   async readPicture(
@@ -274,7 +278,8 @@ export class NodeService implements NodeApi {
       ref = of.part === 'thumbnail' ? photo?.thumbnail : photo?.file;
     } else {
       const record = await this.#n.records.get(space, PROFILES, profileId(of.profile));
-      ref = record ? readProfile(record)?.avatar?.file : undefined;
+      const accounts = await writerAccounts(this.#n, space);
+      ref = record ? readProfile(record, accounts)?.avatar?.file : undefined;
     }
     if (!ref) throw new MincaError('invalid_input', 'there is no such picture');
     const file = ref.$file;
