@@ -10,7 +10,6 @@ import {
   keepConnected,
   MincaError,
   type MincaNode,
-  type SigningKey,
   type StoreFactory,
   type WebSocketLike,
 } from '@minca/core';
