@@ -53,6 +53,8 @@ export interface ProfileView {
   did: string;
   name: string;
   avatar?: PictureView;
+  /** The owner removed them: no longer in the space, their earlier posts still theirs. */
+  removed?: true;
 }
 
 export interface SpaceView {
@@ -83,8 +85,8 @@ export interface SyncView {
   /** Posts written here that the host may not have yet (none once level with it). */
   waiting: number;
   /**
-   * For the owner: invite links accepted by more than one account (a forwarded link), each
-   * with the accounts that joined with it, earliest first. Each of them has the role.
+   * For the owner: invite links accepted by more than one account still in the space (a
+   * forwarded link), each with those accounts, earliest first. Each of them has the role.
    */
   reused: Array<{ accounts: string[] }>;
 }
@@ -142,7 +144,13 @@ export interface NodeApi {
     of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
   ): Promise<Uint8Array>;
   setFileLimits(limits: FileLimitsView): Promise<void>;
+  /** The profiles in the space, of those in it and of those the owner removed. */
   profiles(space: string): Promise<ProfileView[]>;
+  /**
+   * Owner only: takes `did`'s role away from now on (what they wrote stays) and changes the
+   * space's key, so they can't read what comes after (`spaces.removeMember`).
+   */
+  removeMember(space: string, did: string): Promise<void>;
   /** The account's name and avatar, written in every space it is in. */
   setProfile(name: string, avatar: PreparedImage | undefined): Promise<void>;
   sync(space: string): Promise<SyncView>;

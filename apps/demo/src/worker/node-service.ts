@@ -48,6 +48,7 @@ import type {
   SyncView,
 } from '../protocol.js';
 import { letHostHold, subscribe } from './host-hold.js';
+import { removedAccounts } from './members.js';
 import { Outbox } from './outbox.js';
 import { writeOwnProfile } from './own-profile.js';
 import {
@@ -293,8 +294,20 @@ export class NodeService implements NodeApi {
 
   async profiles(space: string): Promise<ProfileView[]> {
     await this.#watch(space);
-    const [profiles, whole] = await Promise.all([listProfiles(this.#n, space), this.#whole(space)]);
-    return [...profiles.values()].map((p) => toProfile(p, whole));
+    const [profiles, whole, removed] = await Promise.all([
+      listProfiles(this.#n, space),
+      this.#whole(space),
+      removedAccounts(this.#n, space),
+    ]);
+    // A removed person keeps their name on what they wrote before; People leaves them out.
+    return [...profiles.values()].map((p) => ({
+      ...toProfile(p, whole),
+      ...(removed.has(p.did) ? { removed: true as const } : {}),
+    }));
+  }
+
+  async removeMember(space: string, did: string): Promise<void> {
+    await this.#n.spaces.removeMember(space, did);
   }
 
   async setProfile(name: string, avatar: PreparedImage | undefined): Promise<void> {
@@ -322,12 +335,18 @@ export class NodeService implements NodeApi {
         ...(refused ? { refused } : {}),
       })),
       waiting: await outbox.waiting(space),
-      // Only the owner made the invites, and can act on one used twice.
-      reused:
-        status.owner === this.#n.did
-          ? status.reusedInvites.map(({ accounts }) => ({ accounts: [...accounts] }))
-          : [],
+      // Only the owner made the invites, and can act on one used twice: until it removed all
+      // but one of those who used it.
+      reused: status.owner === this.#n.did ? await this.#reused(space, status.reusedInvites) : [],
     };
+  }
+
+  async #reused(space: string, reuses: ReadonlyArray<{ accounts: readonly string[] }>) {
+    if (reuses.length === 0) return [];
+    const removed = await removedAccounts(this.#n, space);
+    return reuses
+      .map(({ accounts }) => ({ accounts: accounts.filter((did) => !removed.has(did)) }))
+      .filter(({ accounts }) => accounts.length > 1);
   }
 
   async setHost(host: HostConfig | undefined): Promise<void> {
