@@ -19,6 +19,18 @@ export interface Account {
   created: number;
   /** Where its data lives: IndexedDB (the default), or a data folder the person picked. */
   storage?: 'indexeddb' | 'folder';
+  /** Apps the person connected to this account (spec 05 §18), latest last. */
+  apps?: ConnectedApp[];
+}
+
+/** An app connected to the account: who it is, its writer key, and the spaces it may use. */
+export interface ConnectedApp {
+  origin: string;
+  name: string;
+  /** The DID of the app's own writer key, which the root certified. */
+  writer: string;
+  spaces: string[];
+  connected: number;
 }
 
 const ACCOUNTS_DB = 'minca-accounts';
@@ -105,6 +117,18 @@ export async function updateAccount(
     else delete next.avatar;
     await db.put('accounts', next, id);
     return next;
+  } finally {
+    db.close();
+  }
+}
+
+/** Remembers that `app` was connected to account `id`. */
+export async function rememberApp(id: string, app: ConnectedApp): Promise<void> {
+  const db = await accountsDb();
+  try {
+    const account = (await db.get('accounts', id)) as Account | undefined;
+    if (!account) throw new TypeError(`account ${id} is not in this browser`);
+    await db.put('accounts', { ...account, apps: [...(account.apps ?? []), app] }, id);
   } finally {
     db.close();
   }

@@ -3,6 +3,7 @@
  * and events the worker sends every tab. Everything here survives structured cloning. Tabs see
  * no keys: a picture's file is named by id, and the worker reads it for them.
  */
+import type { SpaceTicket } from '@minca/core';
 import type { PreparedImage } from '@minca/std';
 
 /** A file a record names, as this device holds it. */
@@ -119,6 +120,12 @@ export interface Invite {
   from: { did: string; name: string };
 }
 
+/** A space handed to a connected app: what it joins with, and its name to show. */
+export interface AppSpace {
+  ticket: SpaceTicket;
+  name: string;
+}
+
 export interface Opened {
   did: string;
   instance: string;
@@ -158,6 +165,19 @@ export interface NodeApi {
   setOnline(online: boolean): Promise<void>;
   /** Where the host is, once the page knows: the node opens and reads before any network. */
   setHost(host: HostConfig | undefined): Promise<void>;
+  /**
+   * Closes the node and deletes the account's copy in this browser: its `minca:` databases,
+   * its keys and its entry (not a data folder's `minca-pod:` stores). Gives the databases
+   * deleted. The node is gone after it.
+   */
+  forget(): Promise<string[]>;
+  /** What a connected app needs of `spaces` to join them (the account's tickets). */
+  shareWithApp(spaces: string[]): Promise<AppSpace[]>;
+  /**
+   * Syncs with a connected app over `port` (transferred), sharing only `spaces`: the home
+   * hands over the spaces' own records this way (spec 05 §18.2).
+   */
+  connectApp(port: MessagePort, spaces: string[]): Promise<void>;
 }
 
 export type Method = keyof NodeApi;

@@ -3,6 +3,7 @@ import { type Account, listAccounts } from '../accounts.js';
 import { linkToken } from '../invite-link.js';
 import type { NodeClient } from '../node-client.js';
 import { field, h, heading } from './dom.js';
+import { forgetSection } from './forget-view.js';
 import { profileEditor } from './profile-view.js';
 
 export async function renderSpaces(
@@ -10,6 +11,7 @@ export async function renderSpaces(
   account: Account,
   client: NodeClient,
   go: (hash: string) => void,
+  forgotten: () => void,
 ) {
   const error = h('p', { class: 'error', role: 'alert' });
   const fail = (e: unknown) => (error.textContent = (e as Error).message);
@@ -85,6 +87,7 @@ export async function renderSpaces(
         ),
       ),
       profileEditor(account, client),
+      forgetSection(account, client, forgotten),
       h(
         'p',
         {},

@@ -5,9 +5,11 @@
  */
 import {
   type BodyValue,
+  createMessagePortTransport,
   createNode,
   type FileRef,
   keepConnected,
+  type MessagePortLike,
   MincaError,
   type MincaNode,
   type StoreFactory,
@@ -34,6 +36,7 @@ import {
 } from '../accounts.js';
 import { nodeKeys, rootSigner } from '../device-keys.js';
 import type {
+  AppSpace,
   EventMessage,
   FileLimitsView,
   HostConfig,
@@ -47,6 +50,8 @@ import type {
   SpaceView,
   SyncView,
 } from '../protocol.js';
+import { approvedSpacesOnly } from './app-link.js';
+import { forgetBrowserCopy } from './forget.js';
 import { letHostHold, subscribe } from './host-hold.js';
 import { removedAccounts } from './members.js';
 import { Outbox } from './outbox.js';
@@ -68,6 +73,7 @@ const SYNC_POLL_MS = 250;
 
 export class NodeService implements NodeApi {
   #node: MincaNode | undefined;
+  #stores: StoreFactory | undefined;
   #account: Account | undefined;
   #outbox: Outbox | undefined;
   #opening: Promise<Opened> | undefined;
@@ -95,7 +101,8 @@ export class NodeService implements NodeApi {
     this.#account = about;
     this.#outbox = new Outbox(account);
     // The node signs with its own writer key, tied to the account by the device's certificate.
-    this.#node = await createNode({ stores: await this.#stores(about), ...keys });
+    this.#stores = await this.#openStores(about);
+    this.#node = await createNode({ stores: this.#stores, ...keys });
     this.#host = host;
     this.#online = online ?? true;
     // The node keeps no limits: they come from the tab at every start.
@@ -107,7 +114,7 @@ export class NodeService implements NodeApi {
   }
 
   /** IndexedDB, or the data folder the person picked (its handle remembered by the page). */
-  async #stores(account: Account): Promise<StoreFactory> {
+  async #openStores(account: Account): Promise<StoreFactory> {
     if (account.storage !== 'folder') return indexedDBStores(storesPrefix(account.id));
     const remembered = await rememberedDataFolder();
     if (remembered?.permission !== 'granted') {
@@ -365,5 +372,32 @@ export class NodeService implements NodeApi {
     if (this.#poll) clearInterval(this.#poll);
     this.#connection?.close();
     await this.#node?.close();
+    await this.#stores?.close?.();
+  }
+
+  async shareWithApp(spaces: string[]): Promise<AppSpace[]> {
+    const out: AppSpace[] = [];
+    for (const id of spaces) {
+      const [ticket, view] = await Promise.all([
+        this.#n.spaces.share(id, this.#n.did),
+        this.#view(id),
+      ]);
+      out.push({ ticket, name: view.name });
+    }
+    return out;
+  }
+
+  async connectApp(port: MessagePort, spaces: string[]): Promise<void> {
+    // Synced directly once, so the app has the space's own records (who may hold it among
+    // them) and can go on through the host.
+    const transport = createMessagePortTransport(port as unknown as MessagePortLike);
+    this.#n.connect(approvedSpacesOnly(transport, new Set(spaces)));
+  }
+
+  async forget(): Promise<string[]> {
+    const account = this.#account;
+    if (!account) throw new MincaError('closed', 'the node is not open yet');
+    await this.close();
+    return forgetBrowserCopy(account.id);
   }
 }
