@@ -31,6 +31,8 @@ export interface ConnectedApp {
   writer: string;
   spaces: string[];
   connected: number;
+  /** When the person disconnected it: from then on its key's versions don't stand. */
+  disconnected?: number;
 }
 
 const ACCOUNTS_DB = 'minca-accounts';
@@ -129,6 +131,31 @@ export async function rememberApp(id: string, app: ConnectedApp): Promise<void> 
     const account = (await db.get('accounts', id)) as Account | undefined;
     if (!account) throw new TypeError(`account ${id} is not in this browser`);
     await db.put('accounts', { ...account, apps: [...(account.apps ?? []), app] }, id);
+  } finally {
+    db.close();
+  }
+}
+
+/** Notes that the app with writer key `writer` was disconnected from account `id` at `at`. */
+export async function disconnectedApp(id: string, writer: string, at: number): Promise<void> {
+  const db = await accountsDb();
+  try {
+    const account = (await db.get('accounts', id)) as Account | undefined;
+    if (!account) throw new TypeError(`account ${id} is not in this browser`);
+    const apps = (account.apps ?? []).map((a) =>
+      a.writer === writer ? { ...a, disconnected: at } : a,
+    );
+    await db.put('accounts', { ...account, apps }, id);
+  } finally {
+    db.close();
+  }
+}
+
+/** Gives account `id` as this browser holds it now. */
+export async function getAccount(id: string): Promise<Account | undefined> {
+  const db = await accountsDb();
+  try {
+    return (await db.get('accounts', id)) as Account | undefined;
   } finally {
     db.close();
   }

@@ -12,7 +12,7 @@
  * All three are written before the account is listed, and read again at every start: none
  * lives only in memory.
  */
-import { didFromPublicKey, issueCertificate, SigningKey } from '@minca/core';
+import { didFromPublicKey, issueCertificate, issueRevocation, SigningKey } from '@minca/core';
 import { openDB } from 'idb';
 
 export const KEYS_DB = 'minca-device-keys';
@@ -67,6 +67,11 @@ async function newWebKey(): Promise<{ did: string; key: CryptoKey }> {
  */
 export function certify(issuer: Signer, fields: Parameters<typeof issueCertificate>[1]) {
   return issueCertificate(issuer as unknown as SigningKey, fields);
+}
+
+/** The root's revocation of `subject` from `at` on, as `certify` signs (the same cast). */
+export function revoke(root: Signer, subject: string, at: number) {
+  return issueRevocation(root as unknown as SigningKey, subject, at);
 }
 
 /** This device's key and the node's writer key, certified under `root`. */

@@ -171,6 +171,11 @@ export interface NodeApi {
    * deleted. The node is gone after it.
    */
   forget(): Promise<string[]>;
+  /**
+   * Takes in the root's revocation of a key of the account (a connected app's): kept in every
+   * space the node writes in, and the spaces it owns change key (`spaces.revoke`).
+   */
+  revoke(statement: Uint8Array): Promise<void>;
   /** What a connected app needs of `spaces` to join them (the account's tickets). */
   shareWithApp(spaces: string[]): Promise<AppSpace[]>;
   /**

@@ -11,6 +11,7 @@ import {
   createVersion,
   decodeCertificate,
   decodeStrict,
+  decodeVersion,
   keepConnected,
   type MincaNode,
   randomId,
@@ -77,6 +78,19 @@ function idbGet(page: Page, db: string, store: string, key: string) {
     },
     [db, store, key] as const,
   );
+}
+
+/** Every version a store holds in the page's IndexedDB, decoded. */
+async function versionsIn(page: Page, db: string) {
+  const all = await page.evaluate(async (db) => {
+    const open = indexedDB.open(db);
+    const conn = await new Promise<IDBDatabase>((r) => (open.onsuccess = () => r(open.result)));
+    const get = conn.transaction('versions').objectStore('versions').getAll();
+    const values = await new Promise<ArrayBuffer[]>((r) => (get.onsuccess = () => r(get.result)));
+    conn.close();
+    return values.map((v) => [...new Uint8Array(v)]);
+  }, db);
+  return all.map((v) => decodeVersion(new Uint8Array(v)));
 }
 
 const databases = (page: Page) =>
@@ -308,6 +322,58 @@ run('the account home and a connected app, in Chromium', () => {
     await expect.poll(() => texts(home), WAIT).toContain('Carried for Ada');
     expect(await texts(home)).not.toContain('Forged by Notes');
     expect(await texts(home)).toContain('Family only');
+  });
+
+  it('Ada disconnects Notes: what it writes after shows to nobody, and it can’t read on', async () => {
+    await home.goto(`${stack.app.url}#a=${account}`);
+    const apps = home.locator('#apps');
+    await apps.waitFor(WAIT);
+    expect(await apps.textContent()).toContain(
+      `Notes · ${new URL(stack.companion!.url).origin} · Friends`,
+    );
+    await home.getByRole('button', { name: /^Disconnect Notes/ }).click();
+    const dialog = home.locator('#confirm');
+    await dialog.waitFor(WAIT);
+    await accessible(home);
+    await dialog.getByRole('button', { name: 'Disconnect Notes' }).click();
+    await expect
+      .poll(() => home.locator('#apps-status').textContent(), WAIT)
+      .toBe('Notes is disconnected.');
+    const disconnected = Date.now();
+
+    // Notes writes on: refused by its own node once it knows, and standing nowhere either way.
+    await notes.getByLabel('Write a note').fill('After disconnecting');
+    await notes.getByRole('button', { name: 'Post' }).click();
+    await home.goto(`${stack.app.url}#a=${account}&s=${friends}`);
+    await home.getByLabel('Write a post').fill('After Notes left');
+    await home.getByRole('button', { name: 'Post', exact: true }).click();
+    await expect.poll(() => texts(home), WAIT).toContain('After Notes left');
+    // Notes gets Ada's new post, sealed under a key it never got: it holds it, and can't show it.
+    const homeWriter = decodeCertificate(
+      bytes(
+        (
+          (await idbGet(home, 'minca-device-keys', 'keys', account)) as {
+            writer: { certificate: number[] };
+          }
+        ).writer.certificate,
+      ),
+    ).subject;
+    await expect
+      .poll(async () => {
+        const held = await versionsIn(notes, `minca-app:${did}:spaces:${friends}`);
+        return held.some(
+          (v) =>
+            v.collection === 'app.post' && v.author === homeWriter && v.timestamp > disconnected,
+        );
+      }, WAIT)
+      .toBe(true);
+    await notes.reload();
+    await notes.locator('main[data-rendered="true"]').waitFor(WAIT);
+    expect(await texts(notes)).toContain('Seen in Notes?');
+    expect(await texts(notes)).not.toContain('After Notes left');
+    expect(await texts(home)).not.toContain('After disconnecting');
+    // What it wrote while connected stays.
+    expect(await texts(home)).toContain('Written in Notes');
   });
 
   it("forgets this browser's copy: the account's minca: databases and keys go, minca-pod: stays", async () => {

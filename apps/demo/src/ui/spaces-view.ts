@@ -2,6 +2,7 @@
 import { type Account, listAccounts } from '../accounts.js';
 import { linkToken } from '../invite-link.js';
 import type { NodeClient } from '../node-client.js';
+import { appsSection } from './apps-view.js';
 import { field, h, heading } from './dom.js';
 import { forgetSection } from './forget-view.js';
 import { profileEditor } from './profile-view.js';
@@ -87,6 +88,7 @@ export async function renderSpaces(
         ),
       ),
       profileEditor(account, client),
+      appsSection(account, client, spaces),
       forgetSection(account, client, forgotten),
       h(
         'p',

@@ -394,6 +394,10 @@ export class NodeService implements NodeApi {
     this.#n.connect(approvedSpacesOnly(transport, new Set(spaces)));
   }
 
+  async revoke(statement: Uint8Array): Promise<void> {
+    await this.#n.spaces.revoke(statement);
+  }
+
   async forget(): Promise<string[]> {
     const account = this.#account;
     if (!account) throw new MincaError('closed', 'the node is not open yet');
