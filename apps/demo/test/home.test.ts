@@ -416,4 +416,52 @@ run('the account home and a connected app, in Chromium', () => {
     await notes.reload();
     await expect.poll(() => texts(notes), WAIT).toContain('Written in Notes');
   });
+
+  it('an account made before keys had roles keeps its DID: its key becomes the root', async () => {
+    const old = SigningKey.generate();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(stack.app.url);
+    await page.getByRole('heading', { name: 'Welcome to minca' }).waitFor(WAIT);
+    await page.evaluate(
+      async ([secret, did]) => {
+        const put = (db: string, store: string, value: unknown, key: string) =>
+          new Promise<void>((resolve, reject) => {
+            const open = indexedDB.open(db, 1);
+            open.onupgradeneeded = () => open.result.createObjectStore(store);
+            open.onsuccess = () => {
+              const tx = open.result.transaction(store, 'readwrite');
+              tx.objectStore(store).put(value, key);
+              tx.oncomplete = () => {
+                open.result.close();
+                resolve();
+              };
+              tx.onerror = () => reject(tx.error);
+            };
+          });
+        await put('minca-device-keys', 'keys', new Uint8Array(secret), 'old123');
+        await put(
+          'minca-accounts',
+          'accounts',
+          { id: 'old123', did, name: 'Old', created: 1 },
+          'old123',
+        );
+      },
+      [[...old.exportSecret()], old.did] as const,
+    );
+    await page.goto(`${stack.app.url}#a=old123`);
+    await page.getByRole('heading', { name: 'Your spaces' }).waitFor(WAIT);
+    await page.getByLabel('Space name').fill('Kept');
+    await page.getByRole('button', { name: 'Create space' }).click();
+    await expect.poll(() => page.locator('#space-title').textContent(), WAIT).toBe('Kept');
+    const keys = (await idbGet(page, 'minca-device-keys', 'keys', 'old123')) as {
+      v: number;
+      root: { did: string; key: unknown };
+    };
+    expect(keys.v).toBe(2);
+    expect(keys.root).toEqual({
+      did: old.did,
+      key: { cryptoKey: 'private', extractable: false, algorithm: 'Ed25519' },
+    });
+    await page.context().close();
+  });
 });
