@@ -68,7 +68,8 @@ const companion = companionRoot
       host: () => host,
       port: port('companion-port'),
       hostname: values.bind,
-      config: { home: app.url },
+      // The home at the name the page was reached at, so its origin is the one the browser sees.
+      config: (at) => ({ home: `http://${at}:${app.port}/` }),
     }).catch((error: Error) => {
       console.error(`minca demo: no companion app (${error.message})`);
       return undefined;

@@ -68,8 +68,11 @@ export async function serveApp(options: {
   invites?: InviteStore;
   port?: number;
   hostname?: string;
-  /** More for `/config.json`: the companion app is told where its account home is. */
-  config?: Record<string, unknown>;
+  /**
+   * More for `/config.json`, given the host name the page was reached at: the companion app is
+   * told where its account home is.
+   */
+  config?: (at: string) => Record<string, unknown>;
 }): Promise<AppServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(async (req, res) => {
@@ -116,7 +119,7 @@ export async function serveApp(options: {
           ? undefined
           : { sync: `ws://${at}:${running.port}`, did: running.did, subscribe: '/subscribe' };
       res.writeHead(200, { 'content-type': TYPES['.json'], 'cache-control': 'no-store' });
-      return res.end(JSON.stringify({ ...options.config, host }));
+      return res.end(JSON.stringify({ ...options.config?.(at), host }));
     }
     // normalize keeps the path inside root: "/../x" becomes "/x".
     const file = join(options.root, normalize(path === '/' ? '/index.html' : path));

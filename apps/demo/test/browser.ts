@@ -94,7 +94,11 @@ export async function startStack(root: string, companionRoot?: string): Promise<
     invites: inviteStore(join(dataDir, 'invites')),
   });
   const companion = companionRoot
-    ? await serveApp({ root: companionRoot, host: () => host, config: { home: app.url } })
+    ? await serveApp({
+        root: companionRoot,
+        host: () => host,
+        config: (at) => ({ home: `http://${at}:${app.port}/` }),
+      })
     : undefined;
   return {
     companion,
