@@ -154,12 +154,18 @@ export class NodeClient {
     if (!known && this.#worker) this.#tellTabs(space, { take: true });
   }
 
-  #send(method: Method, args: unknown[]): Promise<unknown> {
+  #send(method: Method, args: unknown[], transfer: Transferable[] = []): Promise<unknown> {
     const call = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(call, { resolve, reject });
-      this.#port!.postMessage({ call, method, args });
+      (this.#port as MessagePort).postMessage({ call, method, args }, transfer);
     });
+  }
+
+  /** Hands `port` to the node, which syncs `spaces` with the app at its other end. */
+  async connectApp(port: MessagePort, spaces: string[]): Promise<void> {
+    await this.#ready;
+    await this.#send('connectApp', [port, spaces], [port]);
   }
 
   async call<M extends Method>(method: M, ...args: Args<M>): Promise<Result<M>> {

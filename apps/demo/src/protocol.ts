@@ -3,6 +3,7 @@
  * and events the worker sends every tab. Everything here survives structured cloning. Tabs see
  * no keys: a picture's file is named by id, and the worker reads it for them.
  */
+import type { SpaceTicket } from '@minca/core';
 import type { PreparedImage } from '@minca/std';
 
 /** A file a record names, as this device holds it. */
@@ -53,6 +54,8 @@ export interface ProfileView {
   did: string;
   name: string;
   avatar?: PictureView;
+  /** The owner removed them: no longer in the space, their earlier posts still theirs. */
+  removed?: true;
 }
 
 export interface SpaceView {
@@ -83,8 +86,8 @@ export interface SyncView {
   /** Posts written here that the host may not have yet (none once level with it). */
   waiting: number;
   /**
-   * For the owner: invite links accepted by more than one account (a forwarded link), each
-   * with the accounts that joined with it, earliest first. Each of them has the role.
+   * For the owner: invite links accepted by more than one account still in the space (a
+   * forwarded link), each with those accounts, earliest first. Each of them has the role.
    */
   reused: Array<{ accounts: string[] }>;
 }
@@ -117,6 +120,12 @@ export interface Invite {
   from: { did: string; name: string };
 }
 
+/** A space handed to a connected app: what it joins with, and its name to show. */
+export interface AppSpace {
+  ticket: SpaceTicket;
+  name: string;
+}
+
 export interface Opened {
   did: string;
   instance: string;
@@ -142,7 +151,13 @@ export interface NodeApi {
     of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
   ): Promise<Uint8Array>;
   setFileLimits(limits: FileLimitsView): Promise<void>;
+  /** The profiles in the space, of those in it and of those the owner removed. */
   profiles(space: string): Promise<ProfileView[]>;
+  /**
+   * Owner only: takes `did`'s role away from now on (what they wrote stays) and changes the
+   * space's key, so they can't read what comes after (`spaces.removeMember`).
+   */
+  removeMember(space: string, did: string): Promise<void>;
   /** The account's name and avatar, written in every space it is in. */
   setProfile(name: string, avatar: PreparedImage | undefined): Promise<void>;
   sync(space: string): Promise<SyncView>;
@@ -150,6 +165,24 @@ export interface NodeApi {
   setOnline(online: boolean): Promise<void>;
   /** Where the host is, once the page knows: the node opens and reads before any network. */
   setHost(host: HostConfig | undefined): Promise<void>;
+  /**
+   * Closes the node and deletes the account's copy in this browser: its `minca:` databases,
+   * its keys and its entry (not a data folder's `minca-pod:` stores). Gives the databases
+   * deleted. The node is gone after it.
+   */
+  forget(): Promise<string[]>;
+  /**
+   * Takes in the root's revocation of a key of the account (a connected app's): kept in every
+   * space the node writes in, and the spaces it owns change key (`spaces.revoke`).
+   */
+  revoke(statement: Uint8Array): Promise<void>;
+  /** What a connected app needs of `spaces` to join them (the account's tickets). */
+  shareWithApp(spaces: string[]): Promise<AppSpace[]>;
+  /**
+   * Syncs with a connected app over `port` (transferred), sharing only `spaces`: the home
+   * hands over the spaces' own records this way (spec 05 §18.2).
+   */
+  connectApp(port: MessagePort, spaces: string[]): Promise<void>;
 }
 
 export type Method = keyof NodeApi;

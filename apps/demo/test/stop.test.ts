@@ -49,7 +49,7 @@ async function until(ok: () => boolean, ms: number): Promise<boolean> {
 
 /** Starts the demo as npm does (through `sh -c`); resolves once it serves, with the shell. */
 async function startDemo(dir: string) {
-  const command = `node scripts/demo.mjs --no-install --no-build --port 0 --host-port 0 --data ${dir}`;
+  const command = `node scripts/demo.mjs --no-install --no-build --port 0 --host-port 0 --companion-port 0 --data ${dir}`;
   const shell = spawn('sh', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((resolve, reject) => {

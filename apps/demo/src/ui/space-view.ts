@@ -49,7 +49,13 @@ export function renderSpace(
     progress: new Map(),
     fail,
   };
-  const people = peopleView(ctx);
+  const people = peopleView(ctx, {
+    remove: async (did) => {
+      await client.call('removeMember', space, did);
+      rerender();
+    },
+    spaceName: () => current?.name ?? 'this space',
+  });
   const inviteButton = h(
     'button',
     {

@@ -3,7 +3,7 @@
  * this app writes is left out, never trusted. Pictures and profiles are `@minca/std`'s.
  */
 import type { BodyValue, FileRef, MincaRecord } from '@minca/core';
-import { type Profile, readImage, readProfile, type StdImage } from '@minca/std';
+import { accountOf, type Profile, readImage, readProfile, type StdImage } from '@minca/std';
 import type { FileView, PictureView, PostView, ProfileView } from '../protocol.js';
 
 export const POSTS = 'app.post';
@@ -45,13 +45,20 @@ export function photoOf(record: MincaRecord): StdImage | undefined {
   return isFields(record.body) ? readImage(record.body.photo) : undefined;
 }
 
-/** A post has text, a photo, or both; a photo that is not a `std.image` leaves the post out. */
-export function toPost(record: MincaRecord, whole: ReadonlySet<string>): PostView | undefined {
+/**
+ * A post has text, a photo, or both; a photo that is not a `std.image` leaves the post out.
+ * Its author is the account its writer key writes for (`writerAccounts`).
+ */
+export function toPost(
+  record: MincaRecord,
+  whole: ReadonlySet<string>,
+  accounts: ReadonlyMap<string, string>,
+): PostView | undefined {
   const body = record.body;
   if (!isFields(body) || typeof body.text !== 'string') return undefined;
   const post: PostView = {
     id: record.id,
-    author: record.author,
+    author: accountOf(accounts, record.author),
     at: record.timestamp,
     text: body.text.slice(0, MAX_TEXT),
   };
