@@ -6,7 +6,7 @@
  * there before the bytes in between could have come through his link. Pictures on his page
  * (the video's poster, a photo) show their ThumbHash placeholder before their file is here.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNode, keepConnected, type MincaNode, type WebSocketLike } from '@minca/core';
 import { memoryStores } from '@minca/memory';
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { inviteStore } from '../server/invites.ts';
 import { type AppServer, serveApp } from '../server/serve-app.ts';
-import { buildApp, HAS_CHROMIUM, launch, type Stack, startStack } from './browser.ts';
+import { ARTIFACTS, buildApp, HAS_CHROMIUM, launch, type Stack, startStack } from './browser.ts';
 import { png } from './png.ts';
 import { type ThrottleProxy, throttleProxy } from './throttle-proxy.ts';
 import { HAS_FFMPEG, testVideo } from './video-file.ts';
@@ -76,6 +76,10 @@ async function invite(page: Page): Promise<{ link: string; code: string }> {
   return { link, code };
 }
 
+/** Screenshots go to test-results/ (not committed). */
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `video-${name}.png`), fullPage: true });
+
 const currentTime = (page: Page) =>
   page.locator('article video.video').evaluate((v: HTMLVideoElement) => v.currentTime);
 
@@ -91,6 +95,7 @@ run('a video from a peer limited to 1 MB/s, in Chromium', () => {
   let checkerLink: { close(): void } | undefined;
 
   beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
     videoPath = await testVideo(SECONDS, SIZE);
     const root = await buildApp();
     stack = await startStack(root);
@@ -153,6 +158,7 @@ run('a video from a peer limited to 1 MB/s, in Chromium', () => {
     );
     expect(size[0]).toBeCloseTo(SECONDS, 0);
     expect(size.slice(1)).toEqual([640, 360]);
+    await shot(ada, '1-ada-posted');
   });
 
   it('the host holds the file whole (a node in Node reads it from the host)', async () => {
@@ -191,6 +197,7 @@ run('a video from a peer limited to 1 MB/s, in Chromium', () => {
     // Over the device's `ahead` limit (5 MiB): it is read as it plays, nothing of it before.
     expect(await video.getAttribute('preload')).toBe('none');
     expect(proxy.sentBack()).toBeLessThan(MiB);
+    await shot(bo, '2-bo-poster');
 
     const ranges: number[] = [];
     bo.on('request', (request) => {
@@ -236,6 +243,7 @@ run('a video from a peer limited to 1 MB/s, in Chromium', () => {
     const at = await currentTime(bo);
     expect(at).toBeLessThan(middle + 10);
     await expect.poll(() => currentTime(bo), WAIT).toBeGreaterThan(at + 0.5);
+    await shot(bo, '3-bo-middle');
     console.log(
       `video: playing from the middle with ${(through / MiB).toFixed(1)} MiB through the link`,
     );
