@@ -135,10 +135,10 @@ async function forgetClosedPages(): Promise<void> {
 async function linkFor(clientId: string): Promise<NodeLink | undefined> {
   const known = links.get(clientId);
   if (known) return known;
+  const windows = clientId ? [] : await sw.clients.matchAll({ type: 'window' });
   const page = clientId
     ? await sw.clients.get(clientId)
-    : ((await sw.clients.matchAll({ type: 'window' })).find((c) => links.has(c.id)) ??
-      (await sw.clients.matchAll({ type: 'window' }))[0]);
+    : (windows.find((c) => links.has(c.id)) ?? windows[0]);
   if (!page) return undefined;
   const link = links.get(page.id);
   if (link) return link;

@@ -11,6 +11,11 @@ import type { RangeFile } from './file-range.js';
 
 /** A read not pulled for this long closes its file, ms. */
 const IDLE_MS = 60_000;
+/**
+ * Reads kept per port: a player has one or two under way; the rest are ones the service worker
+ * forgot (it was stopped), dropped least recently pulled first.
+ */
+const MAX_READS = 32;
 
 /** Opens the video `file` of post `post` in `space`, for reading by range. */
 export interface MediaOpener {
@@ -73,6 +78,10 @@ export function serveMedia(port: MessagePort, opener: MediaOpener): void {
         read.open = { file: media };
         read.idle = setTimeout(() => void letGo(read), IDLE_MS);
         reads.set(id, read);
+        for (const [old] of reads) {
+          if (reads.size <= MAX_READS) break;
+          end(old);
+        }
       } else await media.close();
       send({ id, head });
     } catch (error) {
@@ -84,6 +93,9 @@ export function serveMedia(port: MessagePort, opener: MediaOpener): void {
     const read = reads.get(id);
     if (!read) return send({ id, error: { status: 410, message: 'this read has ended' } });
     clearTimeout(read.idle);
+    // Last pulled, last to go (see MAX_READS).
+    reads.delete(id);
+    reads.set(id, read);
     try {
       if (!read.open) {
         const file = await opener.openMedia(read.ask.space, read.ask.post, read.ask.file);
@@ -108,7 +120,8 @@ export function serveMedia(port: MessagePort, opener: MediaOpener): void {
   };
 
   port.onmessage = ({ data }) => {
-    const ask = data as MediaAsk;
+    const ask = data as MediaAsk | null;
+    if (!ask || typeof ask !== 'object') return;
     if ('open' in ask) void open(ask);
     else if ('pull' in ask) void pull(ask.pull);
     else if ('cancel' in ask) end(ask.cancel);
