@@ -60,6 +60,7 @@ export {
   type SpaceStatus,
   type SpacesApi,
   type SpaceTicket,
+  type WriterInfo,
 } from './node.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';

@@ -159,6 +159,12 @@ export class KeepPolicy {
     this.schedule(0);
   }
 
+  /** Fetches a named file now, from every source (a host asked for one it doesn't have yet). */
+  fetchNow(id: string): void {
+    if (this.#closed) return;
+    void this.#fetchUnread(id, this.context.sources()).catch(() => undefined);
+  }
+
   /** A peer now shares the space: the files nobody had are asked of it. */
   async askNewPeer(source: FileSource): Promise<void> {
     for (const id of [...this.#nobodyHad.keys()]) {

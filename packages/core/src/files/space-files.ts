@@ -293,7 +293,15 @@ export class SpaceFiles {
   async serve(ask: FileAsk, from?: FileChannel): Promise<FileAnswer> {
     // Being fetched here right now (a relay, a host): answer once that fetch is done, so the
     // asker doesn't conclude nobody has it and wait 10 minutes. Not when the fetch is asking
-    // the asker itself: two peers would wait on each other.
+    // the asker itself: two peers would wait on each other. A node that keeps every file (a
+    // host) asked for one it will fetch anyway starts now, rather than at its next pass.
+    if (
+      this.context.fetchAll &&
+      !this.#activity.busy(ask.id) &&
+      !this.files.isWhole(ask.id) &&
+      (await this.named()).has(ask.id)
+    )
+      this.#policy.fetchNow(ask.id);
     const busy = this.#activity.busy(ask.id);
     const mutual = [...this.#activity.askingNow(ask.id)].some(
       (source) => source instanceof PeerFileSource && source.peer === from,

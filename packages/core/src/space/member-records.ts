@@ -17,7 +17,14 @@ import {
 } from './membership.js';
 import type { OpenSpace } from './open-space.js';
 import { acceptRecordId, didRecordId } from './record-ids.js';
-import { KEY_COLLECTION, keyRecipients, keyRecordId, newKeyRecord } from './space-keys.js';
+import {
+  KEY_COLLECTION,
+  keyRecipients,
+  keyRecordFor,
+  keyRecordId,
+  newKeyRecord,
+  wrappedFor,
+} from './space-keys.js';
 
 /** Where revocations are kept in a space: one record per revoked device or writer. */
 export const REVOKE_RECORD = (subject: string) => didRecordId(subject);
@@ -108,6 +115,23 @@ export async function rotateKey(space: OpenSpace) {
   const { key, body } = newKeyRecord(space.id, epoch, recipients);
   await space.write(KEY_COLLECTION, keyRecordId(epoch), body);
   return space.addKeys([key]);
+}
+
+/**
+ * Wraps the space's later keys for members the owner's key records left out (their acceptance
+ * came after a key changed), in another version of each such record, sealed as the first was
+ * under the key before it: a member holding only the first key learns each in turn. Owner
+ * only; nothing when everyone is covered.
+ */
+export async function rewrapKeys(space: OpenSpace): Promise<void> {
+  const membership = await space.membership();
+  const recipients = keyRecipients(membership);
+  for (let epoch = 1; epoch < space.keys.length; epoch++) {
+    const wrapped = await wrappedFor(space, membership, epoch);
+    if (recipients.every((did) => wrapped.has(did))) continue;
+    const body = keyRecordFor(space.id, epoch, space.keys[epoch]!, recipients);
+    await space.write(KEY_COLLECTION, keyRecordId(epoch), body, space.keys[epoch - 1]);
+  }
 }
 
 /** Keeps the root's revocation `statement` of `subject` in the space (a `sys.revoke` record). */

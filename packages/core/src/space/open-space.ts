@@ -271,8 +271,17 @@ export class OpenSpace implements SpaceView, MemberView {
     return stood;
   }
 
-  /** Writes a new version of record `id` in `collection`: `null` writes a tombstone. */
-  async write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+  /**
+   * Writes a new version of record `id` in `collection`: `null` writes a tombstone. It is
+   * sealed under the space's newest key, or `sealKey` (a key record is sealed under the key
+   * before its own, spec 05 §7.4).
+   */
+  async write(
+    collection: string,
+    id: string,
+    body: BodyValue | null,
+    sealKey?: Uint8Array,
+  ): Promise<Version> {
     assertCollectionName(collection);
     if (typeof id !== 'string' || !RECORD_ID.test(id)) {
       throw new MincaError(
@@ -290,7 +299,7 @@ export class OpenSpace implements SpaceView, MemberView {
           `${this.identity.account} may not write in space ${this.id}`,
         );
       }
-      const version = await this.seal(collection, id, body);
+      const version = await this.seal(collection, id, body, sealKey);
       await this.takeIn([version]);
       return version;
     });
@@ -340,7 +349,12 @@ export class OpenSpace implements SpaceView, MemberView {
   }
 
   /** A new version of record `id` superseding its heads, signed by this node; not stored. */
-  seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+  seal(
+    collection: string,
+    id: string,
+    body: BodyValue | null,
+    key: Uint8Array = this.#entry.key,
+  ): Promise<Version> {
     const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
       (m) => m.id,
     );
@@ -354,7 +368,7 @@ export class OpenSpace implements SpaceView, MemberView {
         files: body === null ? [] : fileIdsIn(body),
         body,
       },
-      this.#entry.key,
+      key,
       this.signer,
     );
   }
