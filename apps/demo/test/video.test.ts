@@ -197,6 +197,8 @@ run('a video from a peer limited to 1 MB/s, in Chromium', () => {
     // Over the device's `ahead` limit (5 MiB): it is read as it plays, nothing of it before.
     expect(await video.getAttribute('preload')).toBe('none');
     expect(proxy.sentBack()).toBeLessThan(MiB);
+    // Its length and size, from the record, before any of it is read.
+    expect(await bo.locator('article .video-about').textContent()).toMatch(/^1:00 · 20\.\d MiB$/);
     await shot(bo, '2-bo-poster');
 
     const ranges: number[] = [];

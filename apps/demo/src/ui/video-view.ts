@@ -5,6 +5,7 @@
  * the `ahead` limit) loads its first frames at once; a larger one is read only as it plays.
  * One element per video while the space is open, so a re-render of the feed doesn't stop it.
  */
+import { formatBytes } from '../file-limits.js';
 import type { PostView, VideoView } from '../protocol.js';
 import { h } from './dom.js';
 import { useMedia, videoUrl } from './media.js';
@@ -36,6 +37,14 @@ export class Videos {
   }
 }
 
+/** "1:05", "1:02:07". */
+function clock(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const [h, m] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60)];
+  return h > 0 ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
+}
+
 export function renderVideo(
   post: PostView,
   video: VideoView,
@@ -60,7 +69,17 @@ export function renderVideo(
       poster &&
       (pictures.ready(poster.file.id) ?? pictures.placeholder(poster.file.id, poster.placeholder)),
   });
-  const figure = h('figure', { class: 'video-frame', 'data-file': video.file.id }, element);
+  // How long and how large, before it plays (a video read as it plays shows no length yet).
+  const about = [
+    video.duration !== undefined && clock(video.duration),
+    formatBytes(video.file.size),
+  ];
+  const figure = h(
+    'figure',
+    { class: 'video-frame', 'data-file': video.file.id },
+    element,
+    h('figcaption', { class: 'video-about muted' }, about.filter(Boolean).join(' · ')),
+  );
   if (poster && !pictures.ready(poster.file.id)) {
     // The poster is a small picture: read when here, or once the node's fetch ahead had a go.
     const read = () =>
