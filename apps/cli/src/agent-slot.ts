@@ -25,6 +25,8 @@ export interface AgentSlot {
   label?: string;
   /** The spaces its key is certified for. */
   spaces: string[];
+  /** `reader`: its key is certified only to read; what it writes never stands. */
+  role?: 'writer' | 'reader';
   created: number;
 }
 
@@ -41,6 +43,7 @@ export async function createSlot(
   identity: DeviceIdentity,
   spaces: string[],
   label?: string,
+  role: 'writer' | 'reader' = 'writer',
 ): Promise<{ slot: AgentSlot; writer: CertifiedKey }> {
   if (spaces.length === 0) {
     throw new CliError(
@@ -52,12 +55,14 @@ export async function createSlot(
   const writer = await writerKey(identity.paths, writerName(id), identity.device, {
     label: `agent ${label ?? id}`,
     spaces,
+    reader: role === 'reader',
   });
   const slot: AgentSlot = {
     slot: id,
     did: writer.key.did,
     ...(label ? { label } : {}),
     spaces: writer.cert.spaces ?? [],
+    role,
     created: Date.now(),
   };
   const dir = join(agentDir(identity), id);

@@ -178,7 +178,7 @@ export async function writerKey(
   paths: LocalStatePaths,
   name: string,
   device: CertifiedKey,
-  options: { label?: string; spaces?: string[] } = {},
+  options: { label?: string; spaces?: string[]; reader?: boolean } = {},
 ): Promise<CertifiedKey> {
   const known = await readWriter(paths, name, device);
   if (known) return known;
@@ -189,6 +189,7 @@ export async function writerKey(
     account: device.cert.account,
     issued: Date.now(),
     ...(options.spaces ? { spaces: options.spaces } : {}),
+    ...(options.reader ? { role: 'reader' as const } : {}),
     ...(options.label ? { label: options.label.slice(0, 100) } : {}),
   });
   if (await createFileOnce(writerPath(paths, name), encodeCertified({ key, cert })))

@@ -99,7 +99,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The spaces here that name `did`: as their owner, a member or a holder the owner allows. A
  * sync with `did` should share every one of them.
  */
-export function spacesNaming(node: MincaNode, did: string): Promise<string[]> {
+export async function spacesNaming(node: MincaNode, did: string): Promise<string[]> {
+  // Opening a space brings its entry in the sharing index up to date (another process may have
+  // changed its members since).
+  for (const space of await node.spaces.list()) await node.spaces.open(space);
   return node.spaces.sharedWith(did);
 }
 

@@ -202,6 +202,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('start')
     .description('start a session: a new slot whose own key writes for the account in its spaces')
     .option('--label <text>', 'what the session is for')
+    .option('--role <role>', 'writer (default), or reader: what it writes never stands')
     .option('--space <id>', 'only this space (repeatable; default: every space you own)', collect)
     .action(action((c, o) => agentStart(c, o)));
   agent

@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
-import type { MincaNode } from '../src/node.js';
 import { randomKey } from '../src/seal.js';
 import type { Message } from '../src/sync/messages.js';
 import {

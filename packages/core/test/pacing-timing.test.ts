@@ -4,8 +4,6 @@
 // session not restarted but run once more, one "records changed" per message taken in.
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
-import type { SigningKey } from '../src/keys.js';
-import type { MincaNode } from '../src/node.js';
 import type { Message } from '../src/sync/messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, STALE_MS } from '../src/sync/pacing.js';
 import { advance, within } from './files/clock.js';

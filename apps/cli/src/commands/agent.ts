@@ -13,14 +13,18 @@ import {
   removeSlot,
   syncInProcess,
 } from '../agent-slot.js';
+import { CliError, EXIT } from '../cli-error.js';
 import { type Context, withNode } from '../context.js';
 import { openIdentity, rootKey } from '../identity.js';
 import { table } from '../output.js';
 
 export async function agentStart(
   context: Context,
-  options: { label?: string; space?: string[] },
+  options: { label?: string; role?: string; space?: string[] },
 ): Promise<void> {
+  const role = options.role ?? 'writer';
+  if (role !== 'writer' && role !== 'reader')
+    throw new CliError(EXIT.usage, `--role is reader or writer, not ${options.role}`);
   const { agent: _agent, ...asAccount } = context;
   const result = await withNode(
     asAccount,
@@ -31,7 +35,7 @@ export async function agentStart(
         // Named spaces are the person's choice; by default, the spaces the account owns.
         if (mine || options.space?.length) spaces.push(id);
       }
-      const { slot } = await createSlot(identity, [...new Set(spaces)].sort(), options.label);
+      const { slot } = await createSlot(identity, [...new Set(spaces)].sort(), options.label, role);
       const agent = await openSlotNode(identity, slot.slot);
       try {
         // The agent writes for this account: it needs the spaces' keys, not a role.

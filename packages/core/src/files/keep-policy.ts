@@ -10,6 +10,7 @@ import { sealedSize } from './chunks.js';
 import type { FileActivity } from './file-activity.js';
 import type { FileStore, HeldFile } from './file-store.js';
 import {
+  ADD_CUT_SHORT_MS,
   FILES_AFTER_CHANGE_MS,
   type FileLimits,
   KEEP_DOWN_TO,
@@ -129,6 +130,7 @@ export class KeepPolicy {
       do {
         this.#passAgain = false;
         if (this.#closed) return;
+        await this.#dropCutShort();
         await this.#dropUnnamed();
         await this.#keepWithinLimit();
         await this.#fetchAhead();
@@ -174,6 +176,18 @@ export class KeepPolicy {
         continue;
       }
       await this.#fetchUnread(id, [source]);
+    }
+  }
+
+  /**
+   * Drops the chunks of adds from a stream that were cut short (a crash, a closed tab): not
+   * running here, and not said to be running by another process for {@link ADD_CUT_SHORT_MS}.
+   */
+  async #dropCutShort(): Promise<void> {
+    const now = this.context.now();
+    for (const staged of [...this.files.staged()]) {
+      if (this.activity.isPinned(staged.id) || now - staged.since < ADD_CUT_SHORT_MS) continue;
+      await this.files.dropStaged(staged.id);
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import { MincaError } from '../errors.js';
 import type { SigningKey } from '../keys.js';
-import type { Version } from '../version.js';
+import { openWithKeys, type Version } from '../version.js';
 import { HOLDER_COLLECTION, type HolderKind } from './holders.js';
 import {
   ACCEPT_COLLECTION,
@@ -13,6 +13,7 @@ import {
   MEMBER_COLLECTION,
   REVOKE_COLLECTION,
   type Role,
+  readWriterChain,
   WRITER_COLLECTION,
 } from './membership.js';
 import type { OpenSpace } from './open-space.js';
@@ -87,6 +88,27 @@ export async function accept(space: OpenSpace, inviteKey: SigningKey): Promise<R
 export async function credentials(space: OpenSpace, did: string): Promise<Version[]> {
   const ids = (await space.membership()).credentialIds(did);
   return (await space.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
+}
+
+/** Whether the writer record `meta` (this node's own) carries exactly `chain`. */
+export async function holdsChain(
+  space: OpenSpace,
+  meta: { id: string; author: string },
+  chain: readonly Uint8Array[],
+): Promise<boolean> {
+  if (meta.author !== space.writer) return false;
+  const version = await space.store.getVersion(meta.id);
+  let known: Uint8Array[] | undefined;
+  try {
+    known = version ? readWriterChain(openWithKeys(version, space.keys)) : undefined;
+  } catch {
+    return false;
+  }
+  return (
+    known !== undefined &&
+    known.length === chain.length &&
+    known.every((c, i) => c.length === chain[i]!.length && c.every((x, j) => x === chain[i]![j]))
+  );
 }
 
 /** Whether `version` is of a kind {@link credentials} gives for `did`; the intake judges the rest. */

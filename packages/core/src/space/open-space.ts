@@ -17,10 +17,10 @@ import type { SpaceEntry } from '../registry.js';
 import type { Store } from '../store.js';
 import { createVersion, openWithKeys, type Version } from '../version.js';
 import { type HolderKind, readHolders } from './holders.js';
-import { isCredentialOf } from './member-records.js';
+import { holdsChain, isCredentialOf } from './member-records.js';
 import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
 import { didRecordId } from './record-ids.js';
-import { KEY_COLLECTION, keyRecordId, learnKeys } from './space-keys.js';
+import { KEY_COLLECTION, keptUnread, learnKeys } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
@@ -312,20 +312,14 @@ export class OpenSpace implements SpaceView, MemberView {
   async #publishWriter(): Promise<void> {
     const { chain } = this.identity;
     if (chain.length === 0) return;
-    const id = didRecordId(this.writer);
-    const record = this.store.collection(WRITER_COLLECTION)?.records.get(id);
-    const current = record?.winner();
-    if (current && current.author === this.writer && this.#published === current.id) return;
-    if (current && current.author === this.writer) {
-      const version = await this.store.getVersion(current.id);
-      const body = version && openWithKeys(version, this.keys);
-      const known = body && (body as { chain?: Uint8Array[] }).chain;
-      if (known && known.length === chain.length && known.every((c, i) => equal(c, chain[i]!))) {
-        this.#published = current.id;
-        return;
-      }
+    const current = this.store.collection(WRITER_COLLECTION)?.records.get(didRecordId(this.writer));
+    const winner = current?.winner();
+    if (winner && winner.id === this.#published) return;
+    if (winner && (await holdsChain(this, winner, chain))) {
+      this.#published = winner.id;
+      return;
     }
-    const version = await this.seal(WRITER_COLLECTION, id, { chain });
+    const version = await this.seal(WRITER_COLLECTION, didRecordId(this.writer), { chain });
     await this.takeIn([version]);
     this.#published = version.id;
   }
@@ -413,14 +407,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * is kept, unreadable here, so stores stay level; nothing it says stands here.
    */
   async keptUnread(batch: readonly Version[]): Promise<boolean> {
-    const next = keyRecordId(this.keys.length);
-    const membership = await this.membership();
-    const byOwner = (author: string, at: number) => membership.accountAt(author, at) === this.owner;
-    const held = this.store.collection(KEY_COLLECTION)?.records.get(next);
-    if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
-    return batch.some(
-      (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
-    );
+    return keptUnread(this, await this.membership(), batch);
   }
 
   /**

@@ -169,3 +169,22 @@ export function keyRecordFor(
     .map((did) => [did, wrapKey(space, epoch, did, key)] as [string, Uint8Array]);
   return { epoch, wraps };
 }
+
+/**
+ * Whether a body that opens under none of `view`'s keys may still be kept: the owner wrote a key
+ * record of an epoch this node has no key for (it was removed), held or in `batch`. It is kept,
+ * unread, so stores stay level; nothing it says stands here.
+ */
+export function keptUnread(
+  view: { owner: string; store: import('../store.js').Store; keys: readonly Uint8Array[] },
+  membership: Membership,
+  batch: readonly import('../version.js').Version[],
+): boolean {
+  const next = keyRecordId(view.keys.length);
+  const byOwner = (author: string, at: number) => membership.accountAt(author, at) === view.owner;
+  const held = view.store.collection(KEY_COLLECTION)?.records.get(next);
+  if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
+  return batch.some(
+    (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
+  );
+}

@@ -72,7 +72,9 @@ export class SpaceSync implements Reconciled {
     const level =
       this.peerPrint !== undefined && toHex(this.peerPrint) === this.space.store.fingerprint();
     const outstanding = this.fetching() || this.#reconciliation.running || this.#waiting.size > 0;
-    const synced = (this.#reconciliation.reconciled && !outstanding) || level;
+    // The side that answers learns from the starter's hello that its session ended.
+    const reconciled = this.#reconciliation.reconciled || this.#peerSynced;
+    const synced = (reconciled && !outstanding) || level;
     return {
       did: this.channel.peer,
       ...(this.channel.peerWriter !== this.channel.peer ? { writer: this.channel.peerWriter } : {}),
