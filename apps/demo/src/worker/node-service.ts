@@ -277,8 +277,8 @@ export class NodeService implements NodeApi, MediaOpener {
   }
 
   async #addVideo(space: string, video: NewVideo) {
-    const bytes = new Uint8Array(await video.file.arrayBuffer());
-    const file = await this.#n.records.addFile(space, bytes, {
+    // Read a chunk at a time from the file the person picked: never whole in memory.
+    const file = await this.#n.records.addFile(space, video.file, {
       mime: video.mime,
       name: video.name,
     });
