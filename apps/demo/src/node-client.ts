@@ -19,7 +19,7 @@ type Args<M extends Method> = Parameters<NodeApi[M]>;
 type Result<M extends Method> = Awaited<ReturnType<NodeApi[M]>>;
 
 interface PortLike {
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
   onmessage: ((event: MessageEvent) => void) | null;
 }
 
@@ -187,6 +187,15 @@ export class NodeClient {
     this.did = opened.did;
     this.opened = opened;
     return opened;
+  }
+
+  /**
+   * Hands `port` to the node's worker, which answers the service worker's media reads on it
+   * (media-protocol.ts). In tab mode it goes to the worker running now.
+   */
+  async connectMedia(port: MessagePort): Promise<void> {
+    await this.#ready;
+    this.#port!.postMessage({ media: true }, [port]);
   }
 
   on(listener: Listener): () => void {

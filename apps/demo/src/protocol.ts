@@ -35,12 +35,38 @@ export interface PostView {
   /** May be empty when there is a photo. */
   text: string;
   photo?: PictureView;
+  video?: VideoView;
+}
+
+/** A post's video (worker/video-body.ts): played through the service worker, by range. */
+export interface VideoView {
+  mime: string;
+  width: number;
+  height: number;
+  /** ms, when known. */
+  duration?: number;
+  file: FileView;
+  /** A frame of it, a small picture shown before it plays. */
+  poster?: PictureView;
 }
 
 /** A photo to post, made ready in the tab (`prepareImage`): the worker adds its files. */
 export interface NewPhoto {
   image: PreparedImage;
   name: string;
+}
+
+/** A video to post, made ready in the tab (`prepareVideo`): the worker adds its files. */
+export interface NewVideo {
+  /** The file the person picked: the worker reads it, the tab never holds its bytes. */
+  file: Blob;
+  name: string;
+  mime: string;
+  width: number;
+  height: number;
+  /** ms. */
+  duration?: number;
+  poster?: PreparedImage;
 }
 
 /** The device's file limits, bytes per space (Infinity allowed): see `node.setFileLimits`. */
@@ -141,14 +167,20 @@ export interface NodeApi {
   /** Joins with an invite code, and writes the account's profile in the space. */
   join(code: string): Promise<SpaceView>;
   posts(space: string, limit: number): Promise<PostView[]>;
-  post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView>;
+  /** A post with text, and a photo or a video. */
+  post(
+    space: string,
+    text: string,
+    photo: NewPhoto | undefined,
+    video?: NewVideo,
+  ): Promise<PostView>;
   /**
-   * The bytes of a post's picture or its thumbnail, or of a person's avatar, fetched from peers
-   * when not here (progress events).
+   * The bytes of a post's picture or its thumbnail, or its video's poster, or of a person's
+   * avatar, fetched from peers when not here (progress events).
    */
   readPicture(
     space: string,
-    of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
+    of: { post: string; part: 'file' | 'thumbnail' | 'poster' } | { profile: string },
   ): Promise<Uint8Array>;
   setFileLimits(limits: FileLimitsView): Promise<void>;
   /** The profiles in the space, of those in it and of those the owner removed. */

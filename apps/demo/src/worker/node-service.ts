@@ -42,6 +42,7 @@ import type {
   HostConfig,
   Invite,
   NewPhoto,
+  NewVideo,
   NodeApi,
   Opened,
   OpenRequest,
@@ -51,11 +52,14 @@ import type {
   SyncView,
 } from '../protocol.js';
 import { approvedSpacesOnly } from './app-link.js';
+import { openRange, type RangeFile } from './file-range.js';
 import { forgetBrowserCopy } from './forget.js';
 import { letHostHold, subscribe } from './host-hold.js';
+import type { MediaOpener } from './media-port.js';
 import { removedAccounts } from './members.js';
 import { Outbox } from './outbox.js';
 import { writeOwnProfile } from './own-profile.js';
+import { videoBody } from './video-body.js';
 import {
   ABOUT_ID,
   MAX_SPACE_NAME,
@@ -66,12 +70,13 @@ import {
   spaceName,
   toPost,
   toProfile,
+  videoOf,
 } from './views.js';
 
 /** How often the sync state is looked at, so tabs hear of a change within this, ms. */
 const SYNC_POLL_MS = 250;
 
-export class NodeService implements NodeApi {
+export class NodeService implements NodeApi, MediaOpener {
   #node: MincaNode | undefined;
   #stores: StoreFactory | undefined;
   #account: Account | undefined;
@@ -260,28 +265,59 @@ export class NodeService implements NodeApi {
     return records.flatMap((r) => toPost(r, whole, accounts) ?? []);
   }
 
-  async post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView> {
-    if (!text.trim() && !photo) throw new MincaError('invalid_input', 'a post has text or a photo');
+  async post(
+    space: string,
+    text: string,
+    photo: NewPhoto | undefined,
+    video?: NewVideo,
+  ): Promise<PostView> {
+    if (!text.trim() && !photo && !video)
+      throw new MincaError('invalid_input', 'a post has text, a photo or a video');
+    if (photo && video) throw new MincaError('invalid_input', 'a post has a photo or a video');
     let body: BodyValue = { text };
     if (photo) {
       // As the product page shows: addFile, then put the FileRef in the body.
       const image = await addImage(this.#n, space, photo.image, photo.name);
       body = { text, photo: imageBody(image) };
     }
+    if (video) body = { text, video: await this.#addVideo(space, video) };
     const record = await this.#n.records.put(space, POSTS, body);
     await this.#outbox?.wrote(space);
     // This node's writer writes for its account.
     return toPost(record, await this.#whole(space), new Map([[record.author, this.#n.did]]))!;
   }
 
+  async #addVideo(space: string, video: NewVideo) {
+    // Read a chunk at a time from the file the person picked: never whole in memory.
+    const file = await this.#n.records.addFile(space, video.file, {
+      mime: video.mime,
+      name: video.name,
+    });
+    const poster = video.poster && (await addImage(this.#n, space, video.poster, 'poster.jpg'));
+    const { mime, width, height, duration } = video;
+    return videoBody(
+      { mime, width, height, file, ...(duration !== undefined ? { duration } : {}) },
+      poster && imageBody(poster),
+    );
+  }
+
+  /** The video of post `post`, for the service worker's reads by range (media-port.ts). */
+  async openMedia(space: string, post: string, file: string): Promise<RangeFile> {
+    const record = await this.#n.records.get(space, POSTS, post);
+    const video = record && videoOf(record);
+    if (!video || video.file.$file !== file)
+      throw new MincaError('invalid_input', 'there is no such video');
+    return openRange(this.#n, space, video.file, video.mime);
+  }
+
   async readPicture(
     space: string,
-    of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
+    of: { post: string; part: 'file' | 'thumbnail' | 'poster' } | { profile: string },
   ): Promise<Uint8Array> {
     let ref: FileRef | undefined;
     if ('post' in of) {
       const record = await this.#n.records.get(space, POSTS, of.post);
-      const photo = record && photoOf(record);
+      const photo = record && (of.part === 'poster' ? videoOf(record)?.poster : photoOf(record));
       ref = of.part === 'thumbnail' ? photo?.thumbnail : photo?.file;
     } else {
       const record = await this.#n.records.get(space, PROFILES, profileId(of.profile));
