@@ -70,7 +70,7 @@ export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';
 export { HOLDER_COLLECTION, type HolderKind } from './space/holders.js';
 export type { InviteReuse, Role } from './space/membership.js';
-export type { ListOptions, MincaRecord } from './space/open-space.js';
+export type { ListOptions, MincaRecord } from './space/record-reads.js';
 export type { SpaceChange } from './space/space-view.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';
