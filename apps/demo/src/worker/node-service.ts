@@ -5,7 +5,7 @@
 import {
   type BodyValue,
   createNode,
-  keepConnected,
+  keepConnectedToAny,
   MincaError,
   type MincaNode,
   type SigningKey,
@@ -126,8 +126,10 @@ export class NodeService implements NodeApi {
   }
 
   #connect(host: HostConfig, node: MincaNode) {
-    return keepConnected(
-      () => new WebSocket(host.sync) as unknown as WebSocketLike,
+    const urls = typeof host.sync === 'string' ? [host.sync] : host.sync;
+    return keepConnectedToAny(
+      urls,
+      (url) => new WebSocket(url) as unknown as WebSocketLike,
       (transport) => {
         node.connect(transport);
         const closed = transport.onClose;
