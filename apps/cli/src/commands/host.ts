@@ -4,6 +4,7 @@
  * subscriptions. Both run until SIGINT or SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, EXIT } from '../cli-error.js';
@@ -11,7 +12,13 @@ import { parseBytes } from '../config.js';
 import type { Context } from '../context.js';
 import { lowFileLimitNote } from '../host/file-limit.js';
 import { FLEET_REFRESH_MS, Fleet } from '../host/fleet.js';
-import { fleetCertificate, joinFleet, newFleetKey, readKeyFile } from '../host/fleet-identity.js';
+import {
+  FLEET_CERT_FILE,
+  fleetCertificate,
+  joinFleet,
+  newFleetKey,
+  readKeyFile,
+} from '../host/fleet-identity.js';
 import { FleetPeering } from '../host/fleet-peering.js';
 import { hostKey, openHostNode, openHostStores } from '../host/host-node.js';
 import { type S3Flags, s3Mirror } from '../host/s3-mirror.js';
@@ -192,6 +199,7 @@ export async function fleetJoin(
 /** The fleet's shared state, when the host data folder is a fleet host's; for subscriptions. */
 async function fleetOf(context: Context, options: SubscriptionOptions): Promise<Fleet | undefined> {
   const data = dataDir(context, options.data, 'host');
+  if (!existsSync(join(data, FLEET_CERT_FILE))) return undefined;
   const key = await hostKey(data);
   const certified = await fleetCertificate(data, key);
   if (!certified) return undefined;

@@ -79,6 +79,7 @@ export async function openHostNode(
   },
 ): Promise<HostNode> {
   const data = resolve(dataDir);
+  await mkdir(data, { recursive: true, mode: 0o700 });
   const key = await hostKey(data);
   const certified = await fleetCertificate(data, key);
   if (certified && !options.mirror && options.holding === 'subscriptions')
