@@ -366,19 +366,38 @@ export async function subscriptionRemove(
 export async function hostStatus(context: Context, options: { data?: string }): Promise<void> {
   const host = await openHostNode(dataDir(context, options.data, 'host'), { holding: 'all' });
   try {
-    const held = (await host.node.spaces.held()).map((s) => ({
-      id: s.id,
-      account: s.offeredBy,
-      versions: s.versions,
-      bytes: s.bytes,
-      added: s.added,
-    }));
+    const held: Array<{
+      id: string;
+      account: string;
+      versions: number;
+      bytes: number;
+      files: number;
+      fingerprint: string;
+      added: number;
+    }> = [];
+    for (const s of await host.node.spaces.held()) {
+      held.push({
+        id: s.id,
+        account: s.offeredBy,
+        versions: s.versions,
+        bytes: s.bytes,
+        files: await host.node.files.bytes(s.id),
+        fingerprint: (await host.node.spaces.status(s.id)).fingerprint,
+        added: s.added,
+      });
+    }
     context.out.result(held, () =>
       held.length === 0
         ? 'holds no space yet'
         : table(
-            ['space', 'account', 'versions', 'bytes'],
-            held.map((s) => [s.id, s.account, s.versions, formatBytes(s.bytes)]),
+            ['space', 'account', 'versions', 'bytes', 'files'],
+            held.map((s) => [
+              s.id,
+              s.account,
+              s.versions,
+              formatBytes(s.bytes),
+              formatBytes(s.files),
+            ]),
           ),
     );
   } finally {

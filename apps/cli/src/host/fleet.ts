@@ -24,6 +24,11 @@ export const USAGE_PREFIX = `${FLEET_PREFIX}usage/`;
 export const FLEET_REFRESH_MS = 5_000;
 /** A host record not renewed for this long is a host gone. */
 export const HOST_STALE_MS = 60_000;
+/**
+ * Held records looked up in the bucket between two refreshes, for spaces offered that the last
+ * listing did not show (held by another host since): bounded, since peers choose what they offer.
+ */
+const LOOKUPS_PER_REFRESH = 64;
 
 /** Another host of the fleet, as its record says. */
 export interface FleetHost {
@@ -70,6 +75,9 @@ export class Fleet {
   /** Keys that did not verify, not read again. */
   readonly #bad = new Set<string>();
   #lastUsage = '';
+  /** Spaces looked up and not found since the last refresh, and how many lookups it made. */
+  readonly #missed = new Set<string>();
+  #lookups = 0;
 
   constructor(
     readonly bucket: BlobStore,
@@ -97,15 +105,13 @@ export class Fleet {
   /** Reads the fleet's records: one listing, then what it has not read (and renewed ones). */
   async refresh(): Promise<void> {
     const keys = await this.bucket.list(FLEET_PREFIX);
+    this.#missed.clear();
+    this.#lookups = 0;
     const listed = new Set(keys);
     for (const key of keys) {
       if (key.startsWith(HELD_PREFIX)) {
         const space = key.slice(HELD_PREFIX.length);
-        if (this.#held.has(space)) continue;
-        const s = await this.#read('held', key);
-        const b = s?.body;
-        if (b && typeof b.h === 'string' && typeof b.o === 'string' && whole(b.a))
-          this.#held.set(space, { space, access: b.h, offeredBy: b.o, added: b.a as number });
+        if (!this.#held.has(space)) await this.#readHeld(space);
       } else if (key.startsWith(SUBSCRIPTIONS_PREFIX)) {
         const id = key.slice(SUBSCRIPTIONS_PREFIX.length);
         if (this.#subscriptions.has(id) || !/^[0-9a-f]{16}$/.test(id)) continue;
@@ -155,9 +161,27 @@ export class Fleet {
     );
   }
 
-  /** The fleet's record of a space, if some host holds it. */
-  heldRecord(space: string): HeldSpaceRecord | undefined {
-    return this.#held.get(space);
+  async #readHeld(space: string): Promise<HeldSpaceRecord | undefined> {
+    const s = await this.#read('held', HELD_PREFIX + space);
+    const b = s?.body;
+    if (!b || typeof b.h !== 'string' || typeof b.o !== 'string' || !whole(b.a)) return undefined;
+    const record = { space, access: b.h, offeredBy: b.o, added: b.a as number };
+    this.#held.set(space, record);
+    return record;
+  }
+
+  /**
+   * The fleet's record of a space, if some host holds it: from the last listing, or else read
+   * from the bucket (another host may have started holding it since), a bounded number of
+   * times between refreshes.
+   */
+  async heldRecord(space: string): Promise<HeldSpaceRecord | undefined> {
+    const known = this.#held.get(space);
+    if (known || this.#missed.has(space) || this.#lookups >= LOOKUPS_PER_REFRESH) return known;
+    this.#lookups++;
+    const found = await this.#readHeld(space).catch(() => undefined);
+    if (!found) this.#missed.add(space);
+    return found;
   }
 
   /** Every space the fleet holds for `account`. */

@@ -27,7 +27,7 @@ export interface SubscriptionSource {
 export interface FleetLedger {
   /** The fleet's account: data a host of it or the bucket brings was admitted by one of them. */
   readonly account: string;
-  heldRecord(space: string): HeldSpaceRecord | undefined;
+  heldRecord(space: string): Promise<HeldSpaceRecord | undefined>;
   spacesHeldFor(account: string): string[];
   bytesElsewhere(space: string): number;
   recordHeld(record: HeldSpaceRecord): Promise<void>;
@@ -99,7 +99,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
     return Math.max(this.#held(space), this.fleet?.bytesElsewhere(space) ?? 0);
   }
 
-  heldElsewhere(space: string): HeldSpaceRecord | undefined {
+  async heldElsewhere(space: string): Promise<HeldSpaceRecord | undefined> {
     return this.fleet?.heldRecord(space);
   }
 
