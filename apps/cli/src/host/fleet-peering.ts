@@ -19,7 +19,12 @@ export class FleetPeering {
 
   /** Connects to the live hosts it should dial, and lets go of those gone. */
   update(hosts: readonly FleetHost[]): void {
-    const live = new Map(hosts.filter((h) => this.self < h.did).map((h) => [h.did, h]));
+    // One host per address: a host replaced at the same address leaves a stale record a while.
+    const byUrl = new Map<string, FleetHost>();
+    for (const h of hosts) if ((byUrl.get(h.url)?.at ?? -1) < h.at) byUrl.set(h.url, h);
+    const live = new Map(
+      [...byUrl.values()].filter((h) => this.self < h.did).map((h) => [h.did, h]),
+    );
     for (const [did, { url, link }] of this.#links) {
       if (live.get(did)?.url === url) continue;
       link.close();
