@@ -2,9 +2,11 @@
 // a space known elsewhere held under its record, and file chunks counted by a holder's policy.
 import { describe, expect, it } from 'vitest';
 import type { DataOffer, HoldingPolicy } from '../src/hosting/holding-policy.js';
+import { encodeCbor } from '../src/encoding.js';
 import { issueCertificate } from '../src/identity/certificate.js';
 import { SigningKey } from '../src/keys.js';
 import { createNode, type MincaNode } from '../src/node.js';
+import { decodeMessage, MAX_REFUSALS } from '../src/sync/messages.js';
 import { fakeStores } from './fake-adapter.js';
 import { connect, converged, nodeFixture, sharedSpace, until } from './sync-helpers.js';
 
@@ -136,6 +138,24 @@ describe('holding: refusals, records from elsewhere, files', () => {
     expect(new Map(toRefuser.refusedSpaces())).toEqual(
       new Map(lone.map((id) => [id, `not ${id}`])),
     );
+  });
+
+  it('decodes spaces.r strictly: bounded, a space id and a reason each', () => {
+    const space = 'a'.repeat(26);
+    const frame = (r: unknown) => encodeCbor({ t: 'spaces', s: [], r });
+    expect(decodeMessage(frame([[space, 'full']]))).toEqual({
+      t: 'spaces',
+      s: [],
+      r: [[space, 'full']],
+    });
+    for (const bad of [
+      [[space, 'x'.repeat(301)]],
+      [['not a space', 'full']],
+      [[space]],
+      [[space, 7]],
+      Array.from({ length: MAX_REFUSALS + 1 }, () => [space, 'full']),
+    ])
+      expect(() => decodeMessage(frame(bad))).toThrow(/bad message/);
   });
 
   it('holds a space known elsewhere under its record, and refuses another access key', async () => {

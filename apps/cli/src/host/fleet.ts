@@ -29,6 +29,8 @@ export const HOST_STALE_MS = 60_000;
  * listing did not show (held by another host since): bounded, since peers choose what they offer.
  */
 const LOOKUPS_PER_REFRESH = 64;
+/** Fleet records read at once in a refresh. */
+const READS_AT_ONCE = 8;
 
 /** Another host of the fleet, as its record says. */
 export interface FleetHost {
@@ -78,6 +80,8 @@ export class Fleet {
   /** Spaces looked up and not found since the last refresh, and how many lookups it made. */
   readonly #missed = new Set<string>();
   #lookups = 0;
+  /** Held records this host could not write yet: tried again at each refresh. */
+  readonly #unwritten = new Map<string, HeldSpaceRecord>();
 
   constructor(
     readonly bucket: BlobStore,
@@ -104,43 +108,55 @@ export class Fleet {
 
   /** Reads the fleet's records: one listing, then what it has not read (and renewed ones). */
   async refresh(): Promise<void> {
+    for (const record of [...this.#unwritten.values()]) await this.recordHeld(record);
     const keys = await this.bucket.list(FLEET_PREFIX);
     this.#missed.clear();
     this.#lookups = 0;
     const listed = new Set(keys);
-    for (const key of keys) {
-      if (key.startsWith(HELD_PREFIX)) {
-        const space = key.slice(HELD_PREFIX.length);
-        if (!this.#held.has(space)) await this.#readHeld(space);
-      } else if (key.startsWith(SUBSCRIPTIONS_PREFIX)) {
-        const id = key.slice(SUBSCRIPTIONS_PREFIX.length);
-        if (this.#subscriptions.has(id) || !/^[0-9a-f]{16}$/.test(id)) continue;
-        const s = await this.#read('subscription', key);
-        const sub = s && readSubscription(id, s.body);
-        if (sub) this.#subscriptions.set(id, sub);
-      } else if (key.startsWith(HOSTS_PREFIX)) {
-        const s = await this.#read('host', key);
-        const b = s?.body;
-        if (!s || typeof b?.u !== 'string' || !whole(b.t)) continue;
-        if (key !== HOSTS_PREFIX + didPart(s.signer)) continue; // a host writes only its own
-        this.#hosts.set(s.signer, { did: s.signer, url: b.u, at: b.t as number });
-      } else if (key.startsWith(USAGE_PREFIX)) {
-        if (key === USAGE_PREFIX + didPart(this.signer.key.did)) continue;
-        const s = await this.#read('usage', key);
-        if (!s || key !== USAGE_PREFIX + didPart(s.signer) || !Array.isArray(s.body.u)) continue;
-        const counts = new Map<string, number>();
-        for (const entry of s.body.u as unknown[]) {
-          if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !whole(entry[1])) continue;
-          counts.set(entry[0], entry[1] as number);
-        }
-        this.#usage.set(s.signer, counts);
+    // Read a few at a time: a new host reads every held record once, before it serves.
+    let next = 0;
+    const worker = async () => {
+      while (next < keys.length) {
+        const key = keys[next++]!;
+        await this.#take(key).catch((error) => this.onBadRecord(key, error));
       }
-    }
+    };
+    await Promise.all(Array.from({ length: READS_AT_ONCE }, worker));
     // A removed subscription is gone from the bucket: it counts no more.
     for (const id of [...this.#subscriptions.keys()])
       if (!listed.has(SUBSCRIPTIONS_PREFIX + id)) this.#subscriptions.delete(id);
     for (const did of [...this.#usage.keys()])
       if (!listed.has(USAGE_PREFIX + didPart(did))) this.#usage.delete(did);
+  }
+
+  /** Reads one listed fleet record, if it is one this host reads again or has not read. */
+  async #take(key: string): Promise<void> {
+    if (key.startsWith(HELD_PREFIX)) {
+      const space = key.slice(HELD_PREFIX.length);
+      if (!this.#held.has(space)) await this.#readHeld(space);
+    } else if (key.startsWith(SUBSCRIPTIONS_PREFIX)) {
+      const id = key.slice(SUBSCRIPTIONS_PREFIX.length);
+      if (this.#subscriptions.has(id) || !/^[0-9a-f]{16}$/.test(id)) return;
+      const s = await this.#read('subscription', key);
+      const sub = s && readSubscription(id, s.body);
+      if (sub) this.#subscriptions.set(id, sub);
+    } else if (key.startsWith(HOSTS_PREFIX)) {
+      const s = await this.#read('host', key);
+      const b = s?.body;
+      if (!s || typeof b?.u !== 'string' || !whole(b.t)) return;
+      if (key !== HOSTS_PREFIX + didPart(s.signer)) return; // a host writes only its own
+      this.#hosts.set(s.signer, { did: s.signer, url: b.u, at: b.t as number });
+    } else if (key.startsWith(USAGE_PREFIX)) {
+      if (key === USAGE_PREFIX + didPart(this.signer.key.did)) return;
+      const s = await this.#read('usage', key);
+      if (!s || key !== USAGE_PREFIX + didPart(s.signer) || !Array.isArray(s.body.u)) return;
+      const counts = new Map<string, number>();
+      for (const entry of s.body.u as unknown[]) {
+        if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !whole(entry[1])) continue;
+        counts.set(entry[0], entry[1] as number);
+      }
+      this.#usage.set(s.signer, counts);
+    }
   }
 
   /** This host's record: where the others reach it. Renewed every refresh. */
@@ -189,12 +205,17 @@ export class Fleet {
     return [...this.#held.values()].flatMap((r) => (r.offeredBy === account ? [r.space] : []));
   }
 
-  /** Records that this fleet holds a space: its access DID, and for whom. */
+  /**
+   * Records that this fleet holds a space: its access DID, and for whom. One that can't be
+   * written now (the bucket failing) is written at the next refresh.
+   */
   async recordHeld(record: HeldSpaceRecord): Promise<void> {
     if (this.#held.has(record.space)) return;
     const key = HELD_PREFIX + record.space;
     const body = { h: record.access, o: record.offeredBy, a: record.added };
+    this.#unwritten.set(record.space, record);
     await this.bucket.put(key, await signStatement(this.signer, 'held', key, body));
+    this.#unwritten.delete(record.space);
     this.#held.set(record.space, record);
   }
 

@@ -251,7 +251,12 @@ async function killAndReplace(
   const at = Date.now();
   fresh.log(`killed ${victim.url} (${served.length} clients); starting an empty host there`);
   // The replacement starts while the clients move on: its start-up is not in their times.
-  const replacement = startHost(fresh.root, fresh.data, { env: fresh.env, port });
+  const replacement = startHost(fresh.root, fresh.data, { env: fresh.env, port, startMs: 120_000 });
+  // Awaited below; a failure to start is reported there.
+  replacement.then(
+    () => fresh.log(`the empty host listened ${Date.now() - at} ms after the kill`),
+    () => undefined,
+  );
   const times = new Map<Client, number>();
   const deadline = at + 60_000;
   while (times.size < served.length && Date.now() < deadline) {

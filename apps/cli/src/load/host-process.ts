@@ -56,7 +56,7 @@ export interface HostProcess {
 export async function startHost(
   home: string,
   data: string,
-  options: { env?: NodeJS.ProcessEnv; port?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; port?: number; startMs?: number } = {},
 ): Promise<HostProcess> {
   const env = { ...process.env, ...options.env, HOME: home };
   const port = String(options.port ?? 0);
@@ -67,7 +67,10 @@ export async function startHost(
   const first = await new Promise<{ url: string; did: string; host?: string }>(
     (resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`the host did not start: ${err}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the host did not start: ${err}`)),
+        options.startMs ?? 30_000,
+      );
       child.stdout.on('data', (d) => {
         out += d;
         const end = out.indexOf('\n');
