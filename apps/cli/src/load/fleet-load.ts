@@ -1,15 +1,18 @@
 /**
  * A fleet of hosts under load (issue 17): real `minca host` processes on 127.0.0.1 sharing one
- * S3-compatible bucket (s3rver, behind a proxy that counts the requests), and clients in this
- * process, a few per space, each holding every host's address and starting at a different one.
+ * S3-compatible bucket (s3rver, behind a proxy that counts the requests), and clients in a few
+ * processes of their own (fleet-clients.ts), a few per space, each holding every host's address
+ * and starting at a different one.
  * They write at a steady pace; midway the first host may be killed with SIGKILL and a fresh,
  * empty host started on its address. It measures that no record is lost (every one written
  * reaches every member of its space), write→arrival before and after the kill, how long the
  * killed host's clients took to be served again, throughput, and the bucket's requests.
  */
+import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createNode, type MincaNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import {
@@ -18,9 +21,13 @@ import {
   S3RVER_SECRET_ACCESS_KEY,
   startS3rver,
 } from '@minca/s3/testing';
-import { type Link, linkTo } from '../links.js';
+import { linkTo } from '../links.js';
 import { type CountingProxy, type RequestCounts, startCountingProxy } from './counting-proxy.js';
+import type { FromClients, ToClients } from './fleet-clients.js';
 import { type HostProcess, run, sleep, startHost, until } from './host-process.js';
+
+/** The client processes' program, built (it runs as plain JavaScript). */
+const CLIENTS_MAIN = fileURLToPath(new URL('../../dist/load/fleet-clients.js', import.meta.url));
 
 export interface FleetLoadOptions {
   hosts: number;
@@ -33,6 +40,8 @@ export interface FleetLoadOptions {
   killAtSeconds?: number;
   /** How long to wait, after writing, for every record to arrive everywhere. */
   settleMs: number;
+  /** Processes the clients run in (3 by default), so their work is spread over the cores. */
+  clientProcesses?: number;
   log?: (line: string) => void;
 }
 
@@ -67,22 +76,7 @@ export interface FleetLoadResult {
   hostCpuSeconds: number;
 }
 
-interface Client {
-  index: number;
-  space: string;
-  node: MincaNode;
-  link?: Link;
-  seen: Set<string>;
-  latencies: Array<[at: number, ms: number]>;
-  written: number;
-  /** A look at what arrived under way, and whether another is due after it. */
-  taking?: Promise<void>;
-  again?: boolean;
-}
-
-const COLLECTION = 'app.msg';
 const BUCKET = 'minca-fleet';
-type Message = { w: number; n: number; at: number };
 
 export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoadResult> {
   const log = options.log ?? (() => {});
@@ -90,7 +84,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   let s3: RunningS3rver | undefined;
   let proxy: CountingProxy | undefined;
   const hosts: HostProcess[] = [];
-  const clients: Client[] = [];
+  let groups: ClientProcess[] = [];
   const owner = await createNode({ stores: memoryStores() });
   try {
     s3 = await startS3rver({ bucket: BUCKET });
@@ -120,14 +114,6 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       await owner.spaces.allowHolder(id, fleet, 'host');
       spaces.push(id);
     }
-    for (let i = 0; i < options.clients; i++) {
-      const space = spaces[i % spaces.length]!;
-      const node = await createNode({ stores: memoryStores() });
-      await node.spaces.join(await owner.spaces.invite(space));
-      const client: Client = { index: i, space, node, seen: new Set(), latencies: [], written: 0 };
-      await node.records.subscribe(space, () => void takeSoon(client));
-      clients.push(client);
-    }
     // The owner brings every space to the fleet through one host; the bucket records them.
     const ownerLink = linkTo(owner, urls);
     await until(
@@ -139,91 +125,92 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       'the fleet to hold every space',
     );
     ownerLink.close();
-    for (const c of clients)
-      c.link = linkTo(c.node, urls, { first: c.index % urls.length, maxDelayMs: 2_000 });
-    await until(
-      async () => {
-        for (const c of clients)
-          if (!(await c.node.spaces.status(c.space)).peers[0]?.synced) return false;
-        return true;
-      },
-      180_000,
-      'every client to connect',
+    const count = Math.max(1, Math.min(options.clientProcesses ?? 3, options.clients));
+    const setups: Array<Array<{ index: number; space: string; invite: string }>> = Array.from(
+      { length: count },
+      () => [],
     );
+    for (let i = 0; i < options.clients; i++) {
+      const space = spaces[i % spaces.length]!;
+      setups[i % count]!.push({ index: i, space, invite: await owner.spaces.invite(space) });
+    }
+    groups = setups.map(() => forkClients());
+    await Promise.all(groups.map((g, i) => g.ask({ t: 'setup', urls, clients: setups[i]! })));
     // The hosts find each other through the bucket within a refresh.
     await sleep(6_000);
-    log(`${clients.length} clients connected to ${hosts.length} hosts`);
+    log(`${options.clients} clients in ${count} processes connected to ${hosts.length} hosts`);
 
     const counted = proxy.counts();
     const cpuBefore = await cpu(hosts);
-    const start = Date.now();
-    const stopAt = start + options.seconds * 1000;
-    const killer =
+    const start = Date.now() + 500;
+    const until_ = start + options.seconds * 1000;
+    const write = { t: 'write', start, until: until_, everyMs: options.writeEveryMs } as const;
+    const writing = Promise.all(groups.map((g) => g.ask({ ...write, total: options.clients })));
+    const kill =
       options.killAtSeconds === undefined
         ? undefined
-        : killAndReplace(hosts, clients, start + options.killAtSeconds * 1000, {
+        : await killAndReplace(hosts, groups, start + options.killAtSeconds * 1000, {
             root,
             data: data(options.hosts),
             env,
             log,
           });
-    await Promise.all(
-      clients.map(async (client) => {
-        await sleep((client.index / clients.length) * options.writeEveryMs);
-        while (Date.now() < stopAt) {
-          const body: Message = { w: client.index, n: client.written, at: Date.now() };
-          const record = await client.node.records.put(client.space, COLLECTION, body);
-          client.seen.add(record.id);
-          client.written++;
-          await sleep(options.writeEveryMs);
-        }
-      }),
-    );
+    const perSpace: Record<string, number> = {};
+    for (const answer of await writing)
+      if (answer.t === 'written')
+        for (const [space, n] of Object.entries(answer.perSpace))
+          perSpace[space] = (perSpace[space] ?? 0) + n;
     const seconds = (Date.now() - start) / 1000;
     log(`wrote for ${seconds.toFixed(1)} s; settling`);
-    const kill = await killer;
 
-    const perSpace = new Map<string, number>();
-    for (const c of clients) perSpace.set(c.space, (perSpace.get(c.space) ?? 0) + c.written);
-    const missing = async () => {
-      let n = 0;
-      for (const c of clients)
-        n += perSpace.get(c.space)! - (await c.node.records.list(c.space, COLLECTION)).length;
-      return n;
+    const look = async () => {
+      let missing = 0;
+      const all: Array<[number, number]> = [];
+      for (const g of groups) {
+        const a = await g.ask({ t: 'count', perSpace });
+        if (a.t !== 'counts') continue;
+        missing += a.missing;
+        all.push(...a.latencies);
+      }
+      return { missing, all };
     };
-    await until(async () => (await missing()) === 0, options.settleMs, 'every record').catch(
-      () => undefined,
-    );
-    const lost = await missing();
-    for (const c of clients) await take(c);
+    const settleBy = Date.now() + options.settleMs;
+    let seen = await look();
+    while (seen.missing > 0 && Date.now() < settleBy) {
+      await sleep(500);
+      seen = await look();
+    }
     const hostCpuSeconds = cpuSince(cpuBefore, await cpu(hosts));
-    const written = clients.reduce((n, c) => n + c.written, 0);
-    const all = clients.flatMap((c) => c.latencies);
+    const written = Object.values(perSpace).reduce((n, w) => n + w, 0);
+    const membersOf = (space: string) =>
+      Math.ceil((options.clients - spaces.indexOf(space)) / spaces.length);
+    // Each record goes to every other member of its space.
+    const expected = Object.entries(perSpace).reduce(
+      (n, [space, w]) => n + w * (membersOf(space) - 1),
+      0,
+    );
     const killedAt = kill?.at ?? Number.POSITIVE_INFINITY;
     const requests = subtract(proxy.counts(), counted);
     const total = requests.get + requests.list + requests.put + requests.delete + requests.other;
     return {
       hosts: options.hosts,
-      clients: clients.length,
+      clients: options.clients,
       spaces: spaces.length,
       seconds,
       written,
-      delivered: all.length,
-      expected: clients.reduce((n, c) => n + perSpace.get(c.space)! - c.written, 0),
-      lost,
-      before: latency(all.filter(([at]) => at < killedAt)),
-      ...(kill ? { after: latency(all.filter(([at]) => at >= killedAt)) } : {}),
+      delivered: seen.all.length,
+      expected,
+      lost: seen.missing,
+      before: latency(seen.all.filter(([at]) => at < killedAt)),
+      ...(kill ? { after: latency(seen.all.filter(([at]) => at >= killedAt)) } : {}),
       ...(kill ? { killedClients: kill.clients, servedAgain: kill.servedAgain } : {}),
       versionsInPerSecond: written / seconds,
-      fannedOutPerSecond: all.length / seconds,
+      fannedOutPerSecond: seen.all.length / seconds,
       bucket: { ...requests, total, per1000Versions: (total / Math.max(1, written)) * 1000 },
       hostCpuSeconds,
     };
   } finally {
-    for (const c of clients) {
-      c.link?.close();
-      await c.node.close();
-    }
+    for (const g of groups) await g.stop();
     await owner.close();
     for (const h of hosts) await h.stop();
     await proxy?.close();
@@ -232,88 +219,98 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   }
 }
 
+/** A process of clients (fleet-clients.ts), asked one thing at a time. */
+interface ClientProcess {
+  ask(message: ToClients): Promise<FromClients>;
+  stop(): Promise<void>;
+}
+
+function forkClients(): ClientProcess {
+  // Plain Node, whatever the runner's own flags (a test runner's resolve conditions).
+  const child = fork(CLIENTS_MAIN, [], {
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Several asks may be out at once (a kill during the writing): answers carry the ask's id.
+  const waiting = new Map<number, { resolve(a: FromClients): void; reject(e: Error): void }>();
+  let next = 0;
+  child.on('message', (answer: FromClients & { id: number }) => {
+    const ask = waiting.get(answer.id);
+    waiting.delete(answer.id);
+    if (answer.t === 'error') ask?.reject(new Error(answer.message));
+    else ask?.resolve(answer);
+  });
+  child.once('exit', () => {
+    for (const ask of waiting.values()) ask.reject(new Error('a client process exited'));
+    waiting.clear();
+  });
+  return {
+    ask: (message) =>
+      new Promise<FromClients>((resolve, reject) => {
+        if (!child.connected) return reject(new Error('a client process exited'));
+        const id = next++;
+        waiting.set(id, { resolve, reject });
+        child.send({ ...message, id });
+      }),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.connected) child.send({ t: 'stop', id: -1 });
+      else child.kill('SIGKILL');
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
 /**
- * At `when`, kills the first host with SIGKILL and starts an empty one on its address; then
- * measures, for each client the dead host served, how long until a host serves it again (its
- * link's peer shares its space and is synced with it).
+ * At `when`, kills the first host with SIGKILL and starts an empty one on its address; the
+ * client processes measure, for each client the dead host served, how long until a host
+ * serves it again (its link's peer shares its space and is synced with it).
  */
 async function killAndReplace(
   hosts: HostProcess[],
-  clients: readonly Client[],
+  groups: readonly ClientProcess[],
   when: number,
   fresh: { root: string; data: string; env: NodeJS.ProcessEnv; log: (line: string) => void },
 ): Promise<{ at: number; clients: number; servedAgain: FleetLoadResult['servedAgain'] }> {
   await sleep(Math.max(0, when - Date.now()));
   const victim = hosts[0]!;
   const port = Number(new URL(victim.url).port);
-  const served = clients.filter((c) => c.link?.url === victim.url && c.link.peer()?.did);
+  for (const g of groups) await g.ask({ t: 'killing', url: victim.url });
   await victim.kill();
   const at = Date.now();
-  fresh.log(`killed ${victim.url} (${served.length} clients); starting an empty host there`);
   // The replacement starts while the clients move on: its start-up is not in their times.
-  const replacement = startHost(fresh.root, fresh.data, { env: fresh.env, port, startMs: 120_000 });
-  // Awaited below; a failure to start is reported there.
+  const replacement = startHost(fresh.root, fresh.data, {
+    env: fresh.env,
+    port,
+    startMs: 120_000,
+  });
   replacement.then(
     () => fresh.log(`the empty host listened ${Date.now() - at} ms after the kill`),
     () => undefined,
   );
-  const times = new Map<Client, number>();
-  const deadline = at + 60_000;
-  while (times.size < served.length && Date.now() < deadline) {
-    for (const c of served) {
-      if (times.has(c)) continue;
-      const peer = c.link?.peer();
-      if (peer?.spaces().includes(c.space) && peer.status(c.space)?.synced)
-        times.set(c, Date.now() - at);
-    }
-    await sleep(50);
-  }
+  const answers = await Promise.all(groups.map((g) => g.ask({ t: 'killed', at })));
   hosts[0] = await replacement;
-  const ms = [...times.values()].sort((a, b) => a - b);
+  let clients = 0;
+  const ms: number[] = [];
+  for (const a of answers)
+    if (a.t === 'served') {
+      clients += a.clients;
+      ms.push(...a.times);
+    }
+  ms.sort((a, b) => a - b);
+  fresh.log(`killed ${victim.url} (${clients} clients); ${ms.length} served again`);
   return {
     at,
-    clients: served.length,
+    clients,
     servedAgain: {
       p50Ms: ms[Math.floor(ms.length / 2)] ?? Number.NaN,
       maxMs: ms[ms.length - 1] ?? Number.NaN,
-      notServed: served.length - ms.length,
+      notServed: clients - ms.length,
     },
   };
-}
-
-/**
- * Looks at what arrived, one look at a time per client: changes that come during a look are
- * taken by one more look after it, so a burst costs two lists, not one per message.
- */
-function takeSoon(client: Client): Promise<void> {
-  if (client.taking) {
-    client.again = true;
-    return client.taking;
-  }
-  client.taking = (async () => {
-    do {
-      client.again = false;
-      await take(client);
-    } while (client.again);
-  })().finally(() => {
-    client.taking = undefined;
-  });
-  return client.taking;
-}
-
-/** Counts what a client has not seen yet, with its write→arrival time. */
-async function take(client: Client): Promise<void> {
-  const now = Date.now();
-  const recent = await client.node.records.list<Message>(client.space, COLLECTION, {
-    order: 'newest',
-    limit: 256,
-  });
-  for (const record of recent) {
-    if (client.seen.has(record.id)) continue;
-    client.seen.add(record.id);
-    if (record.body.w !== client.index)
-      client.latencies.push([record.body.at, now - record.body.at]);
-  }
 }
 
 function latency(samples: Array<[number, number]>): Latency {
