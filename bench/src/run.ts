@@ -1,5 +1,6 @@
 // The benchmark runner: `pnpm bench [name…]` runs every benchmark in ./benchmarks (or those
-// whose name contains one of the words given) and prints one table of named figures.
+// whose name contains one of the words given; a word that is a benchmark's whole name picks that
+// one alone, so `sync` is not `resync` too) and prints one table of named figures.
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,12 +9,18 @@ import type { Benchmark, Figure } from './harness.js';
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'benchmarks');
 const filters = process.argv.slice(2);
 const rows: Array<[string, Figure]> = [];
+const names = readdirSync(dir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.slice(0, -3));
+/** A word picks the benchmark it names whole, or else every one whose name contains it. */
+const picks = (word: string, name: string) =>
+  names.includes(word) ? name === word : name.includes(word);
 
 for (const file of readdirSync(dir)
   .filter((f) => f.endsWith('.js'))
   .sort()) {
   const bench = (await import(join(dir, file))).default as Benchmark;
-  if (filters.length && !filters.some((f) => bench.name.includes(f))) continue;
+  if (filters.length && !filters.some((f) => picks(f, bench.name))) continue;
   process.stderr.write(`running ${bench.name}…\n`);
   for (const figure of await bench.run()) rows.push([bench.name, figure]);
 }

@@ -1,20 +1,24 @@
 /**
- * The account in a home folder: `account.json` (its id, DID and where its data lives) and
- * `account.key`, the signing key's secret, mode 0600. The key is read here and handed to the
- * node; it is never printed. The stores live outside the home, in this device's local state.
+ * The account in its home: `account.json` (its id and DID, the root key's), and for a home that
+ * is not a data folder `account.key`, the root key's secret, mode 0600. A data folder holds
+ * `account.json` only, with no secret at all: the root key lives on the device that made the
+ * account (spec 05 §14.11) and, wrapped under the recovery passphrase, in `recovery.minca`.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SigningKey } from '@minca/core';
 import { CliError, EXIT } from './cli-error.js';
+import { exists, readPrivateFile, writeFileAtomic } from './secure-files.js';
 
 export const ACCOUNT_FILE = 'account.json';
+/** The root key of an account in a home folder (never in a data folder). */
 export const KEY_FILE = 'account.key';
 
 export interface Account {
   /** 16 hex characters, naming the account's local state. */
   id: string;
+  /** The account's DID: its root key's. */
   did: string;
   /** The home folder, absolute. */
   home: string;
@@ -23,57 +27,46 @@ export interface Account {
   created: number;
 }
 
-/**
- * The key an account's data folder seals its registry under: derived from the account key, so
- * whoever holds the folder with its key opens it, and nobody else.
- */
-export function folderKey(key: SigningKey): Uint8Array {
-  return new Uint8Array(
-    createHash('sha256').update('minca/cli/folder-key/v1').update(key.exportSecret()).digest(),
-  );
-}
-
-/** Writes a file whole: `<name>.<random>.tmp` with `mode`, flushed, renamed into place. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600) {
-  const tmp = `${path}.${randomBytes(8).toString('hex')}.tmp`;
-  const handle = await open(tmp, 'wx', mode);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, path);
-}
-
-/** Makes a new account in `home`; refuses when one is there. */
+/** Makes a new account in `home`, with a new root key; refuses when one is there. */
 export async function createAccount(
   home: string,
-  options: { folder?: boolean } = {},
-): Promise<{ account: Account; key: SigningKey }> {
+  options: {
+    folder?: boolean;
+    /** Runs before `account.json` is written: an account file always has what it needs. */
+    prepare?: (account: Account, root: SigningKey) => Promise<void>;
+  } = {},
+): Promise<{ account: Account; root: SigningKey }> {
   await mkdir(home, { recursive: true, mode: 0o700 });
   if (await exists(join(home, ACCOUNT_FILE))) {
     throw new CliError(
       EXIT.usage,
-      `${home} already holds an account: use it, or pass --home for another`,
+      options.folder
+        ? `${home} already holds an account: add this device to it with \`minca device join --folder ${home}\``
+        : `${home} already holds an account: use it, or pass --home for another`,
     );
   }
-  const key = SigningKey.generate();
+  const root = SigningKey.generate();
   const account: Account = {
     id: randomBytes(8).toString('hex'),
-    did: key.did,
+    did: root.did,
     home,
     ...(options.folder ? { folder: true } : {}),
     created: Date.now(),
   };
-  // The key first: an account file always has its key.
-  await writeFileAtomic(join(home, KEY_FILE), Buffer.from(key.exportSecret()), 0o600);
-  await writeFileAtomic(join(home, ACCOUNT_FILE), `${JSON.stringify(account, null, 2)}\n`, 0o600);
-  return { account, key };
+  // A data folder is copied about: it says nothing of the machine it was made on.
+  const { home: _home, ...inFolder } = account;
+  const json = `${JSON.stringify(options.folder ? inFolder : account, null, 2)}\n`;
+  if (!options.folder) {
+    // The key first: an account file in a home always has its key.
+    await writeFileAtomic(join(home, KEY_FILE), Buffer.from(root.exportSecret()), 0o600);
+  }
+  await options.prepare?.(account, root);
+  await writeFileAtomic(join(home, ACCOUNT_FILE), json, 0o600);
+  return { account, root };
 }
 
-/** The account in `home`, with its key; `noAccount` when there is none. */
-export async function loadAccount(home: string): Promise<{ account: Account; key: SigningKey }> {
+/** The account in `home` (no key); `noAccount` when there is none. */
+export async function loadAccount(home: string): Promise<Account> {
   let text: string;
   try {
     text = await readFile(join(home, ACCOUNT_FILE), 'utf8');
@@ -87,26 +80,31 @@ export async function loadAccount(home: string): Promise<{ account: Account; key
   try {
     account = JSON.parse(text) as Account;
     if (typeof account.id !== 'string' || !/^[0-9a-f]{16}$/.test(account.id)) throw 0;
-    if (typeof account.did !== 'string') throw 0;
+    if (typeof account.did !== 'string' || !account.did.startsWith('did:key:z')) throw 0;
   } catch (cause) {
     throw new CliError(EXIT.badData, `${join(home, ACCOUNT_FILE)} is damaged`, { cause });
   }
   account.home = home;
-  const keyPath = join(home, KEY_FILE);
-  const info = await stat(keyPath).catch(() => undefined);
-  if (!info) throw new CliError(EXIT.badData, `the account key ${keyPath} is missing`);
-  // Tighten a key file someone loosened, rather than sign with a key others may read.
-  if ((info.mode & 0o077) !== 0) await chmod(keyPath, 0o600);
-  const secret = new Uint8Array(await readFile(keyPath));
-  if (secret.length !== 32)
-    throw new CliError(EXIT.badData, `the account key ${keyPath} is damaged`);
-  const key = SigningKey.fromSecret(secret);
-  if (key.did !== account.did) {
-    throw new CliError(EXIT.badData, `the account key ${keyPath} is not this account's`);
+  if (account.folder === true && (await exists(join(home, KEY_FILE)))) {
+    throw new CliError(
+      EXIT.badData,
+      `${home} holds ${KEY_FILE}, as data folders made by an older minca did: whoever has a copy ` +
+        'of it holds the account. Make a new folder (`minca init --folder <new>`), move your ' +
+        'spaces to it through invites, and delete this one.',
+    );
   }
-  return { account, key };
+  return account;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined)) !== undefined;
+/** The root key of an account in a home folder (`account.key`). */
+export async function loadHomeRoot(account: Account): Promise<SigningKey> {
+  const path = join(account.home, KEY_FILE);
+  const secret = await readPrivateFile(path);
+  if (!secret) throw new CliError(EXIT.badData, `the account key ${path} is missing`);
+  if (secret.length !== 32) throw new CliError(EXIT.badData, `the account key ${path} is damaged`);
+  const key = SigningKey.fromSecret(secret);
+  if (key.did !== account.did) {
+    throw new CliError(EXIT.badData, `the account key ${path} is not this account's`);
+  }
+  return key;
 }

@@ -8,13 +8,14 @@ import {
   type DirectoryStoreFactory,
   directoryStores,
   folderStores,
-  localStatePaths,
   reconcileFolder,
 } from '@minca/folder';
-import { type Account, folderKey, loadAccount } from './account.js';
+import { type Account, loadAccount } from './account.js';
 import { openSlotNode, syncInProcess } from './agent-slot.js';
 import { markChanged } from './changes.js';
+import { CliError, EXIT } from './cli-error.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
+import { chainOf, type DeviceIdentity, nodeWriter, openIdentity } from './identity.js';
 import { createOutput, type Output } from './output.js';
 
 /** Options every command takes. */
@@ -49,6 +50,8 @@ export function createContext(options: GlobalOptions, env: NodeJS.ProcessEnv): C
 /** An account's node, open; `close()` closes it and its stores. */
 export interface AccountNode {
   account: Account;
+  /** This device's keys for the account. */
+  identity: DeviceIdentity;
   node: MincaNode;
   /** This device's local state for the account. */
   local: string;
@@ -89,24 +92,39 @@ function reloadable(factory: DirectoryStoreFactory) {
 }
 
 /**
- * Opens the account's node. Its stores are this device's (`<local state>/stores`); for an
- * account in a data folder, the registry and the spaces' segments are in the folder too.
+ * Opens the account's node, signing with this device's writer key for it. Its stores are this
+ * device's (`<local state>/stores`); for an account in a data folder, the registry (sealed under
+ * the registry key this device keeps) and the spaces' segments are in the folder too.
  */
 export async function openAccountNode(context: Context): Promise<AccountNode> {
   if (context.agent) return openAsAgent(context, context.agent);
-  const { account, key } = await loadAccount(context.home);
-  const paths = await localStatePaths({
-    home: context.home,
-    accountId: account.id,
-    env: context.env,
-  });
+  const account = await loadAccount(context.home);
+  const identity = await openIdentity(account, context.env);
+  const writer = await nodeWriter(identity);
+  const signing = {
+    key: writer.key,
+    certificates: chainOf(identity, writer),
+    // A segment in the folder that does not hold (damaged, or written by someone without the
+    // keys) is skipped; the person is told, since someone may be tampering with the folder.
+    onMirrorError: (error: Error) => context.out.note(`data folder: ${error.message}`),
+  };
+  const paths = identity.paths;
   const local = reloadable(directoryStores(paths.stores));
   let close: () => Promise<void>;
   let node: MincaNode;
   let reload: () => Promise<string[]>;
   if (account.folder) {
-    const stores = folderStores(context.home, { localKey: folderKey(key), local: local.stores });
-    node = await createNode({ stores, key });
+    const stores = folderStores(context.home, {
+      localKey: identity.registryKey!,
+      local: local.stores,
+    });
+    try {
+      node = await createNode({ stores, ...signing });
+    } catch (error) {
+      await stores.close();
+      await local.stores.close?.();
+      throw error;
+    }
     reload = () => reconcileFolder(node, stores);
     close = async () => {
       await node.close();
@@ -114,7 +132,7 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
       await local.stores.close?.();
     };
   } else {
-    node = await createNode({ stores: local.stores, key });
+    node = await createNode({ stores: local.stores, ...signing });
     reload = async () => {
       const spaces = (await local.reload()).flatMap((path) => SPACE_STORE.exec(path)?.[1] ?? []);
       await node.invalidate(spaces);
@@ -125,7 +143,7 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
       await local.stores.close?.();
     };
   }
-  return { account, node, local: paths.account, reload, close };
+  return { account, identity, node, local: paths.account, reload, close };
 }
 
 /**
@@ -136,8 +154,14 @@ async function openAsAgent(context: Context, slot: string): Promise<AccountNode>
   const { agent: _agent, ...asAccount } = context;
   const account = await openAccountNode(asAccount);
   try {
-    const agent = await openSlotNode(context.home, slot);
-    await syncInProcess(account.node, agent.node);
+    const agent = await openSlotNode(account.identity, slot);
+    if ((await syncInProcess(account.node, agent.node)) !== account.node.did) {
+      await agent.close();
+      throw new CliError(
+        EXIT.refused,
+        `agent slot ${slot} was ended: its key is revoked, and nothing it writes stands`,
+      );
+    }
     return {
       ...account,
       node: agent.node,

@@ -5,8 +5,8 @@
  */
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './account.js';
 import { CliError, EXIT } from './cli-error.js';
+import { writeFileAtomic } from './secure-files.js';
 
 export interface DaemonState {
   pid: number;

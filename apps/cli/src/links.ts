@@ -129,26 +129,15 @@ export async function syncStates(node: MincaNode, links: readonly Link[]): Promi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const DID_PREFIX = 'did:key:';
-
 /**
- * The spaces here that name `did`: as their owner, a member (the owner's grant, or an invite it
- * accepted) or a holder the owner allows. A sync with `did` should share every one of them.
+ * The spaces here that name `did`: as their owner, a member or a holder the owner allows. A
+ * sync with `did` should share every one of them.
  */
 export async function spacesNaming(node: MincaNode, did: string): Promise<string[]> {
-  const id = did.startsWith(DID_PREFIX) ? did.slice(DID_PREFIX.length) : did;
-  const out: string[] = [];
-  for (const space of await node.spaces.list()) {
-    const { owner } = await node.spaces.open(space);
-    if (
-      owner === did ||
-      (await node.records.get(space, 'sys.holder', id)) !== undefined ||
-      (await node.records.get(space, 'sys.member', id)) !== undefined ||
-      (await node.records.list(space, 'sys.accept')).some((r) => r.author === did)
-    )
-      out.push(space);
-  }
-  return out;
+  // Opening a space brings its entry in the sharing index up to date (another process may have
+  // changed its members since).
+  for (const space of await node.spaces.list()) await node.spaces.open(space);
+  return node.spaces.sharedWith(did);
 }
 
 /** A sync that ended short of what it should have synced: with the states it did reach. */

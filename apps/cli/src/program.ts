@@ -1,8 +1,10 @@
 /** The `minca` command line: every command and its options (commander). */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, describeFailure, EXIT, type ExitCode } from './cli-error.js';
 import { agentEnd, agentList, agentStart } from './commands/agent.js';
 import { daemon } from './commands/daemon.js';
+import { deviceAdd, deviceJoin, deviceList, deviceRemove } from './commands/device.js';
 import { fileAdd, fileRead } from './commands/files.js';
 import {
   fleetJoin,
@@ -22,6 +24,7 @@ import {
   spaceInvite,
   spaceJoin,
   spaceList,
+  spaceRemoveMember,
   spaceStatus,
 } from './commands/spaces.js';
 import { status } from './commands/status.js';
@@ -29,6 +32,13 @@ import { sync } from './commands/sync.js';
 import { type Context, createContext, type GlobalOptions } from './context.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** This package's version, for `minca --version` (package.json sits beside src/ and dist/). */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 /** Builds the program; `run` parses `argv` and gives the exit code. */
 export function buildProgram(env: NodeJS.ProcessEnv): Command {
@@ -38,6 +48,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--config <file>', 'config file (env MINCA_CONFIG; default <home>/config.json)')
     .option('--json', 'print JSON for scripts (env MINCA_JSON=1)')
     .option('--agent <slot>', 'run as an agent slot (env MINCA_AGENT): see minca agent')
+    .version(VERSION, '-V, --version', 'print the version of minca')
     .showHelpAfterError('(run minca help for every command)')
     .exitOverride();
 
@@ -51,8 +62,40 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
   program
     .command('init')
     .description('make an account in the home folder')
-    .option('--folder <dir>', 'keep the account in a data folder')
-    .action(action((c, o: { folder?: string }) => init(c, o)));
+    .option('--folder <dir>', 'keep the account in a data folder (asks for a recovery passphrase)')
+    .option('--label <name>', "this device's name (default: the host name)")
+    .option('--pair', 'join the account already in --folder with a pairing code instead')
+    .option('--passphrase', 'join the account already in --folder with its recovery passphrase')
+    .action(action((c, o) => init(c, o)));
+
+  const device = program
+    .command('device')
+    .description("the account's devices: each has its own key, certified by the account");
+  device
+    .command('list')
+    .description('the devices of this account')
+    .action(action((c) => deviceList(c)));
+  device
+    .command('add')
+    .description('pair a new device through the data folder: shows a one-time code, then waits')
+    .option('--label <name>', 'a name for the new device (default: the one it gives)')
+    .option('--code-file <path>', 'write the code to this file (mode 0600) instead of the terminal')
+    .option('--timeout <s>', 'seconds to wait for the new device (default and most: 600)')
+    .action(action((c, o) => deviceAdd(c, o)));
+  device
+    .command('join')
+    .description(
+      'add this device to the account in a data folder (a pairing code, or --passphrase)',
+    )
+    .requiredOption('--folder <dir>', 'the data folder (its copy on this device)')
+    .option('--label <name>', "this device's name (default: the host name)")
+    .option('--passphrase', 'use the recovery passphrase rather than a pairing code')
+    .option('--timeout <s>', 'seconds to wait for the answer to a pairing code (default 600)')
+    .action(action((c, o) => deviceJoin(c, o)));
+  device
+    .command('remove <device>')
+    .description('revoke a device (its DID or label): nothing it signs from now on stands')
+    .action(action((c, which: string) => deviceRemove(c, which)));
 
   program
     .command('status')
@@ -94,8 +137,12 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .action(action((c, id: string, holder: string, o) => spaceAllow(c, id, holder, o)));
   space
     .command('status <space>')
-    .description("a space's fingerprint, versions and collections")
+    .description("a space's fingerprint, versions, collections, and invites used twice")
     .action(action((c, id: string) => spaceStatus(c, id)));
+  space
+    .command('remove-member <space> <did>')
+    .description("take an account's role away from now on, and change the space's key")
+    .action(action((c, id: string, did: string) => spaceRemoveMember(c, id, did)));
 
   program
     .command('put <space> <collection> [body]')
@@ -156,9 +203,9 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .description('agent sessions: each a slot with its own key and stores, under <home>/agent');
   agent
     .command('start')
-    .description("start a session: a new slot, granted a role in the account's spaces")
+    .description('start a session: a new slot whose own key writes for the account in its spaces')
     .option('--label <text>', 'what the session is for')
-    .option('--role <role>', 'reader or writer', 'writer')
+    .option('--role <role>', 'writer (default), or reader: what it writes never stands')
     .option('--space <id>', 'only this space (repeatable; default: every space you own)', collect)
     .action(action((c, o) => agentStart(c, o)));
   agent
@@ -167,7 +214,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .action(action((c) => agentList(c)));
   agent
     .command('end <slot>')
-    .description('sync a slot into the account one last time, and remove it (its key too)')
+    .description('sync a slot into the account one last time, revoke its key, and remove it')
     .action(action((c, slot: string) => agentEnd(c, slot)));
 
   program

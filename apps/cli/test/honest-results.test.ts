@@ -83,11 +83,14 @@ describe('minca sync, honestly', () => {
 describe('a data folder on a new device', () => {
   it('a first list waits for the first pull, and shows what the folder holds', async () => {
     const pod = join(a, 'pod');
-    await mincaJson(a, ['init', '--folder', pod]);
+    const recovery = { env: { MINCA_PASSPHRASE: 'the pod of the honest results test' } };
+    await mincaJson(a, ['init', '--folder', pod], recovery);
     const space = (await mincaJson<{ id: string }>(a, ['--home', pod, 'space', 'create'])).id;
     for (let n = 0; n < 3; n++)
       await mincaJson(a, ['--home', pod, 'put', space, 'app.note', JSON.stringify({ n })]);
-    // Another HOME has other local stores: a device that has never read this folder.
+    // Another HOME has other local stores: a device that has never read this folder (it joins
+    // the account with the recovery passphrase first).
+    await mincaJson(b, ['device', 'join', '--folder', pod, '--passphrase'], recovery);
     const listed = await mincaJson<Array<{ body: { n: number } }>>(b, [
       '--home',
       pod,

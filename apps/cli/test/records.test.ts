@@ -94,20 +94,22 @@ describe('minca, on one device', () => {
 
   it('init --folder makes the account in a data folder, its registry sealed there', async () => {
     const pod = join(home.dir, 'pod');
-    const made = await mincaJson<{ home: string; folder: boolean }>(home.dir, [
-      'init',
-      '--folder',
-      pod,
-    ]);
+    const made = await mincaJson<{ home: string; folder: boolean }>(
+      home.dir,
+      ['init', '--folder', pod],
+      { env: { MINCA_PASSPHRASE: 'a passphrase for the test pod' } },
+    );
     expect(made).toEqual(expect.objectContaining({ home: pod, folder: true }));
     const space = (await mincaJson<{ id: string }>(home.dir, ['--home', pod, 'space', 'create']))
       .id;
     await mincaJson(home.dir, ['--home', pod, 'put', space, 'app.note', '{"n":1}']);
     const listed = await mincaJson<unknown[]>(home.dir, ['--home', pod, 'list', space, 'app.note']);
     expect(listed).toHaveLength(1);
-    expect(await readdir(pod)).toEqual(
-      expect.arrayContaining(['account.json', 'account.key', 'registry']),
-    );
+    // The folder holds no key: the root key stays on this device, and in the recovery file
+    // under the passphrase (spec 05 §14.1).
+    const inPod = await readdir(pod);
+    expect(inPod).toEqual(expect.arrayContaining(['account.json', 'recovery.minca', 'registry']));
+    expect(inPod).not.toContain('account.key');
   });
 
   it('minca agent: a slot with its own key and stores, whose writes reach the account', async () => {
@@ -119,7 +121,13 @@ describe('minca, on one device', () => {
     ]);
     expect(started.spaces).toEqual([space]);
     const slotDir = join(home.dir, '.minca', 'agent', started.slot);
-    expect((await stat(join(slotDir, 'key'))).mode & 0o777).toBe(0o600);
+    // Its key is a writer key of this device's, beside the local stores (never in the home).
+    const { account } = await mincaJson<{ account: { local: string } }>(home.dir, [
+      'status',
+      '--offline',
+    ]);
+    const keyFile = join(account.local, 'writer-keys', `agent-${started.slot}.key`);
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     expect(await readdir(slotDir)).toContain('stores');
     const env = { MINCA_AGENT: started.slot };
     const written = await mincaJson<{ id: string; author: string }>(

@@ -111,8 +111,11 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       return done;
     },
     async close() {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // A host that doesn't stop within 5 s is killed: stopping the demo never hangs on it.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;
+      clearTimeout(killer);
     },
   };
 }

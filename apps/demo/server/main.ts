@@ -1,12 +1,16 @@
 /**
- * `pnpm start` in apps/demo (root: `npm run demo`): starts the local host, with its SQLite
- * data in a folder, serves the built app, and prints the URL.
+ * The demo's server (root: `npm run demo`, which runs scripts/demo.mjs): starts the local host,
+ * with its SQLite data in a folder, serves the built app, and prints the URL.
  *
- *   node dist/server/main.js [--port 5173] [--host-port 8787] [--data .data]
+ *   node dist/server/main.js [--port 5173] [--host-port 8787] [--data apps/demo/.data]
+ *
+ * Ctrl-C, SIGTERM or SIGHUP stop the app's server and the host, and so does the end of the
+ * process that started this one (scripts/demo.mjs), so nothing is left holding the ports.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startHost } from './host.js';
+import { inviteStore } from './invites.js';
 import { serveApp } from './serve-app.js';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -15,22 +19,48 @@ const { values } = parseArgs({
     port: { type: 'string', default: '5173' },
     'host-port': { type: 'string', default: '8787' },
     data: { type: 'string', default: resolve(here, '../../.data') },
+    bind: { type: 'string', default: '127.0.0.1' },
   },
 });
 
-const host = await startHost({ dataDir: values.data, port: Number(values['host-port']) });
+const port = (flag: 'port' | 'host-port') => {
+  const n = Number(values[flag]);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) {
+    console.error(`--${flag} is a port, 0 to 65535 (0: any free one), not ${values[flag]}`);
+    process.exit(2);
+  }
+  return n;
+};
+const data = resolve(values.data);
+const host = await startHost({ dataDir: data, port: port('host-port'), hostname: values.bind });
 const app = await serveApp({
   root: resolve(here, '../app'),
   host: () => host,
-  port: Number(values.port),
+  invites: inviteStore(join(data, 'invites')),
+  port: port('port'),
+  hostname: values.bind,
+}).catch(async (error: Error) => {
+  await host.close();
+  console.error(`minca demo: ${error.message}`);
+  process.exit(1);
 });
-console.log(`minca host: ${host.url}, ${host.did} (data in ${values.data})`);
-console.log(`minca demo: ${app.url}`);
+console.log(`minca host: ${host.url}, ${host.did} (data in ${data})`);
+console.log(`minca demo: ${app.url}  (Ctrl-C stops it)`);
 
-const stop = async () => {
+let stopping = false;
+const stop = async (why: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`minca demo: stopping (${why})`);
   await app.close();
   await host.close();
   process.exit(0);
 };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => void stop(signal));
+}
+// Started by a launcher that is gone (killed without a chance to tell us): stop too.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop('its launcher ended');
+}, 1000).unref();

@@ -1,12 +1,14 @@
 /**
  * Serves the built app (dist/app), `/config.json`, which tells the page where its host is and
- * who it is, and `POST /subscribe` (an account's DID as the body), which lets that account keep
- * spaces on the local host.
+ * who it is, `POST /subscribe` (an account's DID as the body), which lets that account keep
+ * spaces on the local host, and short invite links' sealed bytes (`POST /invites`,
+ * `GET /invites/<id>`, see invites.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
+import { type InviteStore, MAX_INVITE_BYTES } from './invites.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -23,18 +25,21 @@ function answer(res: ServerResponse, status: number, text: string) {
   res.end(text);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+/** The body, or `undefined` past `limit` bytes (read on, and dropped, up to 1 MiB). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
     req.on('data', (part: Buffer) => {
       size += part.length;
-      if (size > limit) {
+      if (size <= limit) parts.push(part);
+      // Read to the end, so the answer reaches the client; past 1 MiB, hang up instead.
+      else if (size > 1024 * 1024) {
         resolve(undefined);
         req.destroy();
-      } else parts.push(part);
+      }
     });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(parts)));
     req.on('error', reject);
   });
 }
@@ -59,23 +64,48 @@ const MAX_DID_BYTES = 256;
 export async function serveApp(options: {
   root: string;
   host: () => AppHost | undefined;
+  /** Where short invite links keep their sealed bytes; without it, `/invites` is 404. */
+  invites?: InviteStore;
   port?: number;
   hostname?: string;
 }): Promise<AppServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    } catch {
+      return answer(res, 400, 'not a path');
+    }
     const running = options.host();
     if (path === '/subscribe' && req.method === 'POST') {
       const did = await readBody(req, MAX_DID_BYTES);
       if (!running) return answer(res, 503, 'no host');
       if (did === undefined) return answer(res, 413, 'a DID is shorter than that');
       try {
-        await running.subscribe(did.trim());
+        await running.subscribe(did.toString('utf8').trim());
         return answer(res, 204, '');
       } catch (error) {
         return answer(res, 400, (error as Error).message);
       }
+    }
+    if (path === '/invites' && req.method === 'POST' && options.invites) {
+      const sealed = await readBody(req, MAX_INVITE_BYTES);
+      if (sealed === undefined) return answer(res, 413, 'an invite is smaller than that');
+      if (sealed.length === 0) return answer(res, 400, 'an invite has bytes');
+      const id = await options.invites.put(sealed);
+      if (id === undefined) return answer(res, 507, 'too many invites kept here');
+      res.writeHead(201, { 'content-type': TYPES['.json'] });
+      return res.end(JSON.stringify({ id }));
+    }
+    if (path.startsWith('/invites/') && req.method === 'GET' && options.invites) {
+      const sealed = await options.invites.get(path.slice('/invites/'.length));
+      if (!sealed) return answer(res, 404, 'no such invite: it may have been used up or expired');
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'cache-control': 'no-store',
+      });
+      return res.end(sealed);
     }
     if (path === '/config.json') {
       const at = (req.headers.host ?? hostname).replace(/:\d+$/, '');

@@ -4,6 +4,7 @@
  * account id. The account's stores are `minca:accounts:<id>:stores:<path>`.
  */
 import { SigningKey } from '@minca/core';
+import type { PreparedImage } from '@minca/std';
 import { openDB } from 'idb';
 
 export interface Account {
@@ -11,7 +12,10 @@ export interface Account {
   id: string;
   /** The account's root DID, which its node signs as. */
   did: string;
+  /** The person's name, written into each space they are in as their `std.profile`. */
   name: string;
+  /** Their avatar, resized (`prepareAvatar`), added to each space with their profile. */
+  avatar?: PreparedImage;
   created: number;
   /** Where its data lives: IndexedDB (the default), or a data folder the person picked. */
   storage?: 'indexeddb' | 'folder';
@@ -91,6 +95,27 @@ export async function createAccount(
     db.close();
   }
   return account;
+}
+
+/** Changes the account's name or avatar (`avatar: undefined` removes it). */
+export async function updateAccount(
+  id: string,
+  change: { name: string; avatar: PreparedImage | undefined },
+): Promise<Account> {
+  const name = change.name.trim();
+  if (!name) throw new TypeError('a name is needed');
+  const db = await accountsDb();
+  try {
+    const account = (await db.get('accounts', id)) as Account | undefined;
+    if (!account) throw new TypeError(`account ${id} is not in this browser`);
+    const next: Account = { ...account, name };
+    if (change.avatar) next.avatar = change.avatar;
+    else delete next.avatar;
+    await db.put('accounts', next, id);
+    return next;
+  } finally {
+    db.close();
+  }
 }
 
 /** The account's signing key, or `undefined` when this browser does not hold it. */

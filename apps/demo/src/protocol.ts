@@ -1,25 +1,29 @@
 /**
  * What a tab and the node's worker say to each other over a MessagePort: calls with answers,
- * and events the worker sends every tab. Everything here survives structured cloning.
+ * and events the worker sends every tab. Everything here survives structured cloning. Tabs see
+ * no keys: a picture's file is named by id, and the worker reads it for them.
  */
+import type { PreparedImage } from '@minca/std';
 
-/** A picture as a record holds it (`std.image`'s shape): its size and a small thumbnail. */
-export interface ImageView {
+/** A file a record names, as this device holds it. */
+export interface FileView {
+  id: string;
+  size: number;
+  /** Held whole on this device: reading it needs no network. */
+  whole: boolean;
+}
+
+/** A `std.image` (spec 05 §17.1) as a tab shows it. */
+export interface PictureView {
   mime: string;
   width: number;
   height: number;
-  /** A JPEG of at most {@link THUMBNAIL_EDGE} px on its long side, inside the body. */
-  thumbnail: Uint8Array;
-}
-
-/** A post's photo: its thumbnail in the body, the picture itself in a file. */
-export interface PhotoView extends ImageView {
-  file?: {
-    id: string;
-    size: number;
-    /** Held whole on this device: reading it needs no network. */
-    whole: boolean;
-  };
+  /** A ThumbHash, shown before any file is here. */
+  placeholder?: Uint8Array;
+  alt?: string;
+  file: FileView;
+  /** A small JPEG (at most 320 px), in a file of its own. */
+  thumbnail?: FileView;
 }
 
 export interface PostView {
@@ -27,14 +31,14 @@ export interface PostView {
   author: string;
   /** The winning version's timestamp, ms. */
   at: number;
+  /** May be empty when there is a photo. */
   text: string;
-  photo?: PhotoView;
+  photo?: PictureView;
 }
 
-/** A photo to post: the picture's bytes go in a file, its thumbnail in the body. */
+/** A photo to post, made ready in the tab (`prepareImage`): the worker adds its files. */
 export interface NewPhoto {
-  image: ImageView;
-  bytes: Uint8Array;
+  image: PreparedImage;
   name: string;
 }
 
@@ -44,10 +48,11 @@ export interface FileLimitsView {
   keep: number;
 }
 
+/** A `std.profile` (spec 05 §17.2) that counts. */
 export interface ProfileView {
   did: string;
   name: string;
-  avatar?: ImageView;
+  avatar?: PictureView;
 }
 
 export interface SpaceView {
@@ -61,6 +66,8 @@ export interface PeerView {
   did: string;
   synced: boolean;
   level: boolean;
+  /** Why the peer last refused a version of ours (a host over its limits). */
+  refused?: string;
 }
 
 /** What the worker tells every tab about the node and one space. */
@@ -69,7 +76,17 @@ export interface SyncView {
   online: boolean;
   /** A connection to the host is open. */
   connected: boolean;
+  /** The host's DID, when there is a host. */
+  host?: string;
+  /** Connected peers sharing the space (the host among them). */
   peers: PeerView[];
+  /** Posts written here that the host may not have yet (none once level with it). */
+  waiting: number;
+  /**
+   * For the owner: invite links accepted by more than one account (a forwarded link), each
+   * with the accounts that joined with it, earliest first. Each of them has the role.
+   */
+  reused: Array<{ accounts: string[] }>;
 }
 
 /** Where the host is: served by the demo server as /config.json. */
@@ -95,11 +112,12 @@ export interface OpenRequest {
 
 /**
  * An invite: the code (which carries the owner's `sys.holder` records, so the joiner knows the
- * host). `host` was the reader host's grant in older links; it is read and ignored.
+ * host), and what the person opening it is told: which space, from whom.
  */
 export interface Invite {
   code: string;
-  host?: string;
+  space: { id: string; name: string };
+  from: { did: string; name: string };
 }
 
 export interface Opened {
@@ -111,17 +129,25 @@ export interface NodeApi {
   /** `instance` names this run of the node: tabs sharing one node see the same. */
   open(request: OpenRequest): Promise<Opened>;
   spaces(): Promise<SpaceView[]>;
+  /** Makes a space, and the account's profile in it. */
   createSpace(name: string): Promise<SpaceView>;
   invite(space: string): Promise<Invite>;
-  /** `host`: the invite link's host part, see {@link Invite}. */
-  join(code: string, host: string | undefined): Promise<SpaceView>;
+  /** Joins with an invite code, and writes the account's profile in the space. */
+  join(code: string): Promise<SpaceView>;
   posts(space: string, limit: number): Promise<PostView[]>;
   post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView>;
-  /** The bytes of a post's photo, fetched from peers when not here (progress events). */
-  readPhoto(space: string, post: string): Promise<Uint8Array>;
+  /**
+   * The bytes of a post's picture or its thumbnail, or of a person's avatar, fetched from peers
+   * when not here (progress events).
+   */
+  readPicture(
+    space: string,
+    of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
+  ): Promise<Uint8Array>;
   setFileLimits(limits: FileLimitsView): Promise<void>;
   profiles(space: string): Promise<ProfileView[]>;
-  setProfile(space: string, name: string, avatar: ImageView | undefined): Promise<void>;
+  /** The account's name and avatar, written in every space it is in. */
+  setProfile(name: string, avatar: PreparedImage | undefined): Promise<void>;
   sync(space: string): Promise<SyncView>;
   /** The tab's view of the network: the browser's online state and the person's choice. */
   setOnline(online: boolean): Promise<void>;
@@ -145,6 +171,3 @@ export type EventMessage =
   | { event: 'changed'; space: string; collections: string[] }
   | { event: 'sync'; space: string; sync: SyncView }
   | { event: 'progress'; space: string; file: string; done: number; total: number };
-
-export const THUMBNAIL_EDGE = 320;
-export const AVATAR_EDGE = 96;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions } from '@minca/test-chromium';
 import { type Browser, chromium } from 'playwright-core';
-import { build } from 'vite';
+import { build, createLogger } from 'vite';
 import { cliMain, type RunningHost, startHost } from '../server/host.ts';
+import { inviteStore } from '../server/invites.ts';
 import { type AppServer, serveApp } from '../server/serve-app.ts';
 
 export { HAS_CHROMIUM } from '@minca/test-chromium';
@@ -18,13 +19,20 @@ export { HAS_CHROMIUM } from '@minca/test-chromium';
 const APP = fileURLToPath(new URL('..', import.meta.url));
 export const ARTIFACTS = join(APP, 'test-results');
 
+/** What the last {@link buildApp} warned of: nothing, for a clean build. */
+export const buildWarnings: string[] = [];
+
 /** Builds the app as `pnpm build` does, into test-artifacts/app (dist is `pnpm start`'s). */
 export async function buildApp(): Promise<string> {
   const outDir = join(APP, 'test-artifacts', 'app');
+  const logger = createLogger('warn');
+  buildWarnings.length = 0;
+  logger.warn = (message) => void buildWarnings.push(message);
+  logger.warnOnce = (message) => void buildWarnings.push(message);
   await build({
     root: APP,
     configFile: join(APP, 'vite.config.ts'),
-    logLevel: 'warn',
+    customLogger: logger,
     build: { outDir, emptyOutDir: true },
   });
   return outDir;
@@ -59,7 +67,11 @@ export interface Stack {
 export async function startStack(root: string): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'minca-demo-host-'));
   let host = await startHost({ dataDir });
-  const app = await serveApp({ root, host: () => host });
+  const app = await serveApp({
+    root,
+    host: () => host,
+    invites: inviteStore(join(dataDir, 'invites')),
+  });
   return {
     get host() {
       return host;

@@ -26,6 +26,47 @@ function chunk(type: string, data: Uint8Array): Buffer {
   return out;
 }
 
+/** A picture that looks like one: a sunset, sky to sea, for the screenshots. */
+export function sunsetPng(width: number, height: number): Buffer {
+  const rows = Buffer.alloc(height * (1 + width * 3));
+  const horizon = Math.round(height * 0.62);
+  const [sunX, sunY, sunR] = [
+    width * 0.62,
+    horizon - height * 0.08,
+    Math.min(width, height) * 0.14,
+  ];
+  for (let y = 0; y < height; y++) {
+    const row = y * (1 + width * 3);
+    for (let x = 0; x < width; x++) {
+      const t = y / horizon;
+      let rgb: number[] =
+        y < horizon
+          ? [250 - 40 * t, 120 + 60 * t, 90 + 30 * (1 - t)]
+          : [40 + 60 * ((y - horizon) / (height - horizon)), 70, 120];
+      const d = Math.hypot(x - sunX, y - sunY);
+      if (d < sunR && y < horizon) rgb = [255, 230, 150];
+      else if (
+        y >= horizon &&
+        Math.abs(x - sunX) < sunR * (1 - (y - horizon) / height) &&
+        (y >> 2) % 3 === 0
+      )
+        rgb = [240, 170, 110];
+      rows.set(
+        rgb.map((c) => Math.max(0, Math.min(255, Math.round(c)))),
+        row + 1 + x * 3,
+      );
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', Buffer.from([...u32(width), ...u32(height), 8, 2, 0, 0, 0])),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', new Uint8Array(0)),
+  ]);
+}
+
+const u32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+
 export function png(
   width: number,
   height: number,

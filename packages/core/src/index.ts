@@ -17,8 +17,11 @@ export {
   MAX_FILE_BYTES,
 } from './files/chunks.js';
 export type { FileAnswer, FileAsk, FileChannel } from './files/file-channel.js';
+export type { BlobLike, FileInput, ReadableStreamLike } from './files/file-input.js';
 export { DEFAULT_FILE_LIMITS, type FileLimits } from './files/limits.js';
 export type { FilesChange } from './files/node-files.js';
+export type { ByteRange, OpenFile } from './files/open-file.js';
+export type { RangeReadOptions } from './files/range-reader.js';
 export type { FileSource, FileSourceProvider } from './files/source.js';
 export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/space-files.js';
 export { spaceAccessKey } from './hosting/access-key.js';
@@ -65,6 +68,7 @@ export {
   type SpaceStatus,
   type SpacesApi,
   type SpaceTicket,
+  type WriterInfo,
 } from './node.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';

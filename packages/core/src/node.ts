@@ -25,6 +25,7 @@ import { ReuseWatch } from './node/reuse-watch.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
+import { rewrapKeys } from './space/member-records.js';
 import { OpenSpace } from './space/open-space.js';
 import type { Peer } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
@@ -32,7 +33,7 @@ import type { Transport } from './sync/transport.js';
 export type { HeldSpaceInfo } from './node/holding.js';
 export type { SpaceInfo, SpaceTicket } from './node/invites.js';
 export type { ReusedInvite } from './node/reuse-watch.js';
-export type { SpaceStatus } from './node/spaces-api.js';
+export type { SpaceStatus, WriterInfo } from './node/spaces-api.js';
 export type { FilesApi, RecordsApi, SpacesApi };
 
 export interface NodeConfig {
@@ -94,12 +95,14 @@ export class MincaNode {
   readonly #peers: Peers;
   readonly #files: NodeFiles;
   readonly #sharing: SharingIndex;
+  readonly #clock: HybridClock;
   #closed = false;
 
   /** @internal Use {@link createNode}. */
   constructor(config: NodeConfig, registry: Registry, key: SigningKey, identity: WriterIdentity) {
     const now = config.now ?? Date.now;
     const clock = new HybridClock(config.now);
+    this.#clock = clock;
     this.#registry = registry;
     this.#key = key;
     this.#identity = identity;
@@ -118,6 +121,8 @@ export class MincaNode {
     const reuses = new ReuseWatch(identity.account);
     const learnFromSystem = async (space: OpenSpace) => {
       await reuses.changed(space);
+      // A member whose acceptance came after a key change gets the key, from the owner.
+      if (space.owner === identity.account) await rewrapKeys(space);
       for (const [subject, { statement }] of (await space.membership()).revocations())
         await registry.putRevoked(subject, statement);
     };
@@ -194,6 +199,14 @@ export class MincaNode {
   /** The account this node writes for: the DID roles are granted to (spec 05 §6). */
   get did(): string {
     return this.#identity.account;
+  }
+
+  /**
+   * A timestamp later than every one this node gave or saw, ms (its hybrid clock, spec 05 §3.5):
+   * what to date a revocation with, so nothing this node already saw falls after it.
+   */
+  time(): number {
+    return this.#clock.tick();
   }
 
   /** The DID of the writer key this node signs with; its account's when it has no certificates. */

@@ -2,11 +2,10 @@
 // node on a fake clock, the other side a scripted peer: 4 wants in flight per peer, 64 rounds
 // then that session given up, 1,000 versions waiting (the oldest go), 10,000 refusals
 // remembered (a refused id is never asked again), and the order collections are reconciled in.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
-import type { MincaNode } from '../src/node.js';
 import { randomKey } from '../src/seal.js';
 import type { Message } from '../src/sync/messages.js';
 import {
@@ -16,38 +15,21 @@ import {
   MAX_WAITING,
   MAX_WANTS_IN_FLIGHT,
 } from '../src/sync/pacing.js';
-import { advance, useFakeClock, within } from './files/clock.js';
-import { nodeWith } from './files/files-helpers.js';
+import { advance, within } from './files/clock.js';
 import {
   answerNeg,
   fakeItems,
   helloFrom,
   keyThat,
+  memberSpace,
   type ScriptedPeer,
   scriptedPeer,
   syncSetOf,
   versionBy,
 } from './scripted-peer.js';
+import { nodeFixture } from './sync-helpers.js';
 
-let nodes: MincaNode[] = [];
-const make = async () => {
-  const node = await nodeWith();
-  nodes.push(node);
-  return node;
-};
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
-
-async function memberSpace(node: MincaNode, key: SigningKey) {
-  const space = (await node.spaces.create()).id;
-  await node.spaces.setRole(space, key.did, 'writer');
-  const ticket = await node.spaces.share(space, key.did);
-  return { space, spaceKey: ticket.key };
-}
+const { make } = nodeFixture({ fakeClock: true });
 
 /** Answers every `neg` as a responder holding `sets[collection]` (nothing for the rest). */
 function answerAll(p: ScriptedPeer, sets: Record<string, ReturnType<typeof syncSetOf>> = {}) {

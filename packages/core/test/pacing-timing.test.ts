@@ -2,45 +2,25 @@
 // node on a fake clock, the other side a scripted peer speaking the protocol by hand: heartbeat
 // 30 s, hello about 100 ms after taking in, stale after 30 s (sessions and wants), a live
 // session not restarted but run once more, one "records changed" per message taken in.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
-import type { SigningKey } from '../src/keys.js';
-import type { MincaNode } from '../src/node.js';
 import type { Message } from '../src/sync/messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, STALE_MS } from '../src/sync/pacing.js';
-import { advance, useFakeClock, within } from './files/clock.js';
-import { nodeWith } from './files/files-helpers.js';
+import { advance, within } from './files/clock.js';
 import {
   answerNeg,
   fakeItems,
   helloFrom,
   keyThat,
   type MessageOf,
+  memberSpace,
   scriptedPeer,
   syncSetOf,
   versionBy,
 } from './scripted-peer.js';
+import { nodeFixture } from './sync-helpers.js';
 
-let nodes: MincaNode[] = [];
-const make = async () => {
-  const node = await nodeWith();
-  nodes.push(node);
-  return node;
-};
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
-
-/** A space of `node` in which `key` is a writer, with its key. */
-async function memberSpace(node: MincaNode, key: SigningKey) {
-  const space = (await node.spaces.create()).id;
-  await node.spaces.setRole(space, key.did, 'writer');
-  const ticket = await node.spaces.share(space, key.did);
-  return { space, spaceKey: ticket.key };
-}
+const { make } = nodeFixture({ fakeClock: true });
 
 const timesOf = (p: { received: Array<{ at: number; m: Message }> }, t: string, space: string) =>
   p.received.filter((r) => r.m.t === t && (r.m as { s?: string }).s === space).map((r) => r.at);

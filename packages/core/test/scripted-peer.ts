@@ -172,3 +172,11 @@ export function versionBy(
     key,
   );
 }
+
+/** A space of `node` in which `key` is a writer, with its key. */
+export async function memberSpace(node: MincaNode, key: SigningKey) {
+  const space = (await node.spaces.create()).id;
+  await node.spaces.setRole(space, key.did, 'writer');
+  const ticket = await node.spaces.share(space, key.did);
+  return { space, spaceKey: ticket.key };
+}

@@ -1,3 +1,8 @@
+/**
+ * `@minca/folder` for the browser and anywhere without `node:fs`: folders are
+ * `FileSystemDirectoryHandle`s or a `FolderFs` of your own. In Node and Bun the package resolves
+ * to `./node.ts` instead (its `node` export condition), which takes paths on disk too.
+ */
 export type {
   DirectoryAdapterOptions,
   DirectoryStorageAdapter,
@@ -24,13 +29,6 @@ export {
   reconcileFolder,
 } from './folder-stores.js';
 export { handleFolder } from './handle-folder.js';
-export {
-  homeSlot,
-  type LocalStateOptions,
-  type LocalStatePaths,
-  localStatePaths,
-} from './local-state.js';
-export { nodeFolder } from './node-folder.js';
 export {
   allowDataFolder,
   type BrowserDataFolderOptions,

@@ -38,7 +38,7 @@ async function serve(): Promise<string> {
       lib: { entry: join(here, 'browser', 'page.ts'), formats: ['es'], fileName: () => 'page.js' },
     },
   });
-  // The bundle is page.js and the chunks it imports (node-folder's lazy import makes one).
+  // The bundle is page.js and any chunks it imports.
   const out = join(work, 'out');
   const scripts = new Map<string, Buffer>();
   for (const name of await readdir(out)) {

@@ -3,7 +3,7 @@ import { randomKey, type StoreFactory, sealedStores } from '@minca/core';
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
 import { folderPath } from '../src/file-names.ts';
 import { folderSpacesStore } from '../src/folder-spaces-store.ts';
-import { createDirectoryBlobStore, directoryStores, nodeFolder } from '../src/index.ts';
+import { createDirectoryBlobStore, directoryStores, nodeFolder } from '../src/node.ts';
 import { SyncedFolderAdapter } from '../src/synced-folder-adapter.ts';
 import { tempDir } from './temp-dir.ts';
 

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { checkStoreIntegrity } from '@minca/core/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { directoryStores } from '../src/index.ts';
+import { directoryStores } from '../src/node.ts';
 import { tempDir } from './temp-dir.ts';
 
 const ROUNDS = 20;

@@ -13,7 +13,7 @@ import {
   SigningKey,
 } from '@minca/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { directoryStores, type FolderStoreFactory, folderStores } from '../src/index.ts';
+import { directoryStores, type FolderStoreFactory, folderStores } from '../src/node.ts';
 import { SimulatedSyncService } from '../src/testing/sync-service.ts';
 import { tempDir } from './temp-dir.ts';
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createDirectoryBlobStore } from '../src/index.ts';
+import { createDirectoryBlobStore } from '../src/node.ts';
 import { timeUuid } from '../src/time-uuid.ts';
 import { tempDir } from './temp-dir.ts';
 

@@ -2,8 +2,8 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMincaError, LruBodyCache, type MincaError } from '@minca/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { directoryStores } from '../src/index.ts';
 import { encodeJournal } from '../src/journal.ts';
+import { directoryStores } from '../src/node.ts';
 import { tempDir } from './temp-dir.ts';
 
 const id = (n: number) => n.toString(16).padStart(64, '0');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FILE_SUFFIX, isCanonical, parseName } from '../src/file-names.ts';
-import { decodeBody, encodePart, keyPath } from '../src/index.ts';
+import { decodeBody, encodePart, keyPath } from '../src/node.ts';
 
 /** A deterministic generator of awkward strings: mixed case, unicode, surrogates, \uffff. */
 function* awkwardStrings(count: number): Generator<string> {

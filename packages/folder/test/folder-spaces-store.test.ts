@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { folderSpacesStore } from '../src/folder-spaces-store.ts';
-import { nodeFolder } from '../src/index.ts';
+import { nodeFolder } from '../src/node.ts';
 import { conflictCopyName } from '../src/testing/sync-service.ts';
 import { tempDir } from './temp-dir.ts';
 

@@ -19,7 +19,7 @@ import {
   localStatePaths,
   nodeFolder,
   reconcileFolder,
-} from '../src/index.ts';
+} from '../src/node.ts';
 import { SyncedFolderAdapter } from '../src/synced-folder-adapter.ts';
 import { tempDir } from './temp-dir.ts';
 

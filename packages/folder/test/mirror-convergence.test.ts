@@ -1,5 +1,5 @@
 import { runMirrorTests } from '@minca/core/testing';
-import { createDirectoryBlobStore, directoryStores } from '../src/index.ts';
+import { createDirectoryBlobStore, directoryStores } from '../src/node.ts';
 import { tempDir } from './temp-dir.ts';
 
 // A directory blob store on disk as the mirror; each device (at most two a test) keeps its

@@ -28,6 +28,13 @@ interface Listen {
 
 async function start(context: Context, peers: string[], listen?: Listen): Promise<Running> {
   const opened = await openAccountNode(context);
+  // The owner hears at once of an invite used by a second account (a forwarded code).
+  opened.node.spaces.onReusedInvite((reuse) =>
+    context.out.note(
+      `invite ${reuse.invite} of space ${reuse.space} was accepted by ${reuse.accounts.length} ` +
+        `accounts (${reuse.accounts.join(', ')}): each keeps its role; see \`minca space status ${reuse.space}\``,
+    ),
+  );
   // Open every space first, so each is offered to the peers from the start.
   for (const id of await opened.node.spaces.list()) await opened.node.spaces.open(id);
   const links = peers.map((url) => linkTo(opened.node, url));

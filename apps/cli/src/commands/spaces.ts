@@ -74,8 +74,8 @@ export async function spaceStatus(context: Context, space: string): Promise<void
     const s = await node.spaces.status(space);
     return { ...s, invites: await node.spaces.invites(space) };
   });
-  context.out.result(status, () =>
-    table(
+  context.out.result(status, () => {
+    const lines = table(
       ['', ''],
       [
         ['space', status.id],
@@ -84,12 +84,38 @@ export async function spaceStatus(context: Context, space: string): Promise<void
         ['versions', status.versions],
         ['collections', status.collections.join(', ') || '-'],
         ['unused invites', status.invites.length],
+        ['invites used twice', status.reusedInvites.length || 'none'],
         ['problems', status.problems.length === 0 ? 'none' : status.problems.join('; ')],
       ],
     )
       .split('\n')
-      .slice(1)
-      .join('\n'),
+      .slice(1);
+    for (const reuse of status.reusedInvites) {
+      lines.push(
+        '',
+        `invite ${reuse.invite} was accepted by ${reuse.accounts.length} accounts (a forwarded code?):`,
+        ...reuse.accounts.map((did) => `  ${did}`),
+        'each keeps its role; remove one with `minca space remove-member <space> <did>`',
+      );
+    }
+    return lines.join('\n');
+  });
+}
+
+/** Takes account `did`'s role away from now on, and changes the space's key. Owner only. */
+export async function spaceRemoveMember(
+  context: Context,
+  space: string,
+  did: string,
+): Promise<void> {
+  if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(did)) {
+    throw new CliError(EXIT.usage, `${did} is not a DID (did:key:z…): see \`minca space status\``);
+  }
+  await withNode(context, ({ node }) => node.spaces.removeMember(space, did), WRITES);
+  if (!context.out.json) context.out.note('Sync with your peers or host so members learn of it.');
+  context.out.result(
+    { space, removed: did },
+    () => `${did} has no role in ${space} from now on; the space has a new key`,
   );
 }
 

@@ -28,6 +28,8 @@ interface SpaceReport {
     error?: string;
   }>;
   peers: Array<{ did: string; url?: string; synced: boolean; level: boolean }>;
+  /** Invites of the space accepted by more than one account. */
+  reusedInvites: number;
 }
 
 export async function status(
@@ -71,6 +73,7 @@ export async function status(
               ...(pushedAt ? { pushedAt } : {}),
               ...(error ? { error } : {}),
             })),
+            reusedInvites: s.reusedInvites.length,
             peers:
               seen?.peers ??
               s.peers.map((p) => {
@@ -132,6 +135,11 @@ export async function status(
         ),
         '',
         `files held/named; this device fetches ahead up to ${formatBytes(DEFAULT_FILE_LIMITS.ahead)} and keeps ${formatBytes(DEFAULT_FILE_LIMITS.keep)} per space`,
+      );
+    for (const s of report.spaces.filter((s) => s.reusedInvites > 0))
+      lines.push(
+        '',
+        `space ${s.id}: ${s.reusedInvites} invite(s) used by more than one account: see \`minca space status ${s.id}\``,
       );
     if (report.problem) lines.push('', report.problem);
     return lines.join('\n');

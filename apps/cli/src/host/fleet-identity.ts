@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeCertificate, issueCertificate, SigningKey, verifyChain } from '@minca/core';
-import { writeFileAtomic } from '../account.js';
+import { writeFileAtomic } from '../secure-files.js';
 import { CliError, EXIT } from '../cli-error.js';
 
 export const FLEET_CERT_FILE = 'fleet.cert';

@@ -1,16 +1,17 @@
 /**
  * The node a host or carrier runs: its stores in SQLite (`<data>/host.sqlite`, better-sqlite3),
- * its key in `<data>/host.key` (0600), made on first start. With `<data>/fleet.cert` it is a
- * host of a fleet (spec 06 §6): it proves the fleet's DID, and its subscriptions and the
- * spaces the fleet holds are in the bucket.
+ * its key in `<data>/host.key` (0600), made on first start. The database and its `-wal` and
+ * `-shm` files are 0600 too: they hold what members gave the host to keep. With
+ * `<data>/fleet.cert` it is a host of a fleet (spec 06 §6): it proves the fleet's DID, and its
+ * subscriptions and the spaces the fleet holds are in the bucket.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type BlobStore, createNode, type MincaNode, SigningKey } from '@minca/core';
 import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
-import { writeFileAtomic } from '../account.js';
 import { CliError, EXIT } from '../cli-error.js';
+import { writeFileAtomic } from '../secure-files.js';
 import { Fleet } from './fleet.js';
 import { fleetCertificate } from './fleet-identity.js';
 import { SubscriptionPolicy } from './subscription-policy.js';
@@ -45,15 +46,27 @@ export async function hostKey(data: string): Promise<SigningKey> {
   }
 }
 
+/** Makes a database made by an older minca, and its -wal and -shm, 0600. */
+async function tighten(path: string): Promise<void> {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+}
+
 /** Opens the SQLite database and store of a host's data folder, without the node. */
 export async function openHostStores(
   dataDir: string,
 ): Promise<{ db: Database.Database; stores: SqliteStores; subscriptions: Subscriptions }> {
   const data = resolve(dataDir);
   await mkdir(data, { recursive: true, mode: 0o700 });
+  const path = join(data, 'host.sqlite');
+  // SQLite makes its -wal and -shm files with the database file's mode: make that 0600 first.
+  await (await open(path, 'a', 0o600)).close();
   let db: Database.Database;
   try {
-    db = new Database(join(data, 'host.sqlite'));
+    db = new Database(path);
   } catch (cause) {
     throw new CliError(
       EXIT.badData,
@@ -62,6 +75,7 @@ export async function openHostStores(
     );
   }
   const stores = sqliteStores(db);
+  await tighten(path);
   const subscriptions = new Subscriptions(await stores.open(HOST_STORE_PATH));
   return { db, stores, subscriptions };
 }

@@ -27,8 +27,9 @@ export function limitsSection(account: string, client: NodeClient): HTMLElement 
     );
   return h(
     'section',
-    { 'aria-labelledby': 'limits-title' },
+    { class: 'card', 'aria-labelledby': 'limits-title' },
     h('h2', { id: 'limits-title' }, 'Files on this device'),
+    h('p', { class: 'muted' }, 'How much of the space’s photos this device fetches and keeps.'),
     h('label', { for: 'limit-ahead' }, 'Fetch ahead, unread'),
     select('limit-ahead', AHEAD_CHOICES, limits.ahead),
     h('label', { for: 'limit-keep' }, 'Keep per space'),

@@ -1,10 +1,12 @@
 /**
- * One account's node, as a worker runs it for its tabs: IndexedDB stores, a connection to the
- * host kept up while online, and the calls of {@link NodeApi}. Tabs never touch the node itself.
+ * One account's node, as a worker runs it for its tabs: IndexedDB stores (or a data folder), a
+ * connection to the host kept up while online, and the calls of {@link NodeApi}. Tabs never
+ * touch the node itself.
  */
 import {
   type BodyValue,
   createNode,
+  type FileRef,
   keepConnectedToAny,
   MincaError,
   type MincaNode,
@@ -15,18 +17,26 @@ import {
 import { browserDataFolderStores, rememberedDataFolder } from '@minca/folder';
 import { indexedDBStores } from '@minca/idb';
 import {
+  addImage,
+  imageBody,
+  listProfiles,
+  PROFILES,
+  type PreparedImage,
+  profileId,
+} from '@minca/std';
+import {
   type Account,
   accountKey,
   dataPath,
   folderLocalKey,
   listAccounts,
   storesPrefix,
+  updateAccount,
 } from '../accounts.js';
 import type {
   EventMessage,
   FileLimitsView,
   HostConfig,
-  ImageView,
   Invite,
   NewPhoto,
   NodeApi,
@@ -38,13 +48,16 @@ import type {
   SyncView,
 } from '../protocol.js';
 import { letHostHold, subscribe } from './host-hold.js';
+import { Outbox } from './outbox.js';
+import { writeOwnProfile } from './own-profile.js';
 import {
   ABOUT_ID,
-  imageBody,
+  MAX_SPACE_NAME,
   POSTS,
-  PROFILES,
-  photoFile,
+  photoOf,
+  readProfile,
   SPACE_ABOUT,
+  spaceName,
   toPost,
   toProfile,
 } from './views.js';
@@ -54,6 +67,8 @@ const SYNC_POLL_MS = 250;
 
 export class NodeService implements NodeApi {
   #node: MincaNode | undefined;
+  #account: Account | undefined;
+  #outbox: Outbox | undefined;
   #opening: Promise<Opened> | undefined;
   #host: HostConfig | undefined;
   #connection: { close(): void } | undefined;
@@ -76,6 +91,8 @@ export class NodeService implements NodeApi {
     if (!key || !about) {
       throw new MincaError('unknown_space', `account ${account} is not in this browser`);
     }
+    this.#account = about;
+    this.#outbox = new Outbox(account);
     this.#node = await createNode({ stores: await this.#stores(about, key), key });
     this.#host = host;
     this.#online = online ?? true;
@@ -162,6 +179,14 @@ export class NodeService implements NodeApi {
     );
     // A file fetched or dropped changes what a post can show at once.
     this.#n.files.subscribe(space, () => this.emit({ event: 'changed', space, collections: [] }));
+    // A space joined or made before the account had its profile there gets it now.
+    void this.#ownProfile(space);
+  }
+
+  async #ownProfile(space: string, changed = false): Promise<void> {
+    if (!this.#account) return;
+    // A reader may not write: its profile stays unwritten.
+    await writeOwnProfile(this.#n, space, this.#account, changed).catch(() => undefined);
   }
 
   async #pollSync(): Promise<void> {
@@ -178,8 +203,11 @@ export class NodeService implements NodeApi {
   async #view(id: string): Promise<SpaceView> {
     const { owner } = await this.#n.spaces.open(id);
     const about = await this.#n.records.get(id, SPACE_ABOUT, ABOUT_ID);
-    const name = (about?.body as { name?: unknown } | undefined)?.name;
-    return { id, owner, name: typeof name === 'string' ? name.slice(0, 80) : 'A space' };
+    return { id, owner, name: spaceName(about) };
+  }
+
+  async #whole(space: string): Promise<Set<string>> {
+    return new Set(await this.#n.files.whole(space));
   }
 
   async spaces(): Promise<SpaceView[]> {
@@ -189,12 +217,9 @@ export class NodeService implements NodeApi {
 
   async createSpace(name: string): Promise<SpaceView> {
     const { id } = await this.#n.spaces.create();
-    await this.#n.records.put(
-      id,
-      SPACE_ABOUT,
-      { name: name.trim() || 'A space' },
-      { id: ABOUT_ID },
-    );
+    const body = { name: name.trim().slice(0, MAX_SPACE_NAME) || 'A space' };
+    await this.#n.records.put(id, SPACE_ABOUT, body, { id: ABOUT_ID });
+    await this.#ownProfile(id);
     if (this.#host) await letHostHold(this.#n, this.#host, id).catch(() => undefined);
     return this.#view(id);
   }
@@ -203,11 +228,18 @@ export class NodeService implements NodeApi {
     // The owner's sys.holder versions travel in the code (spec 05 §7.2): a joiner names the
     // space to the host before it ever met the owner.
     if (this.#host) await letHostHold(this.#n, this.#host, space).catch(() => undefined);
-    return { code: await this.#n.spaces.invite(space, { role: 'writer' }) };
+    const code = await this.#n.spaces.invite(space, { role: 'writer' });
+    const { name } = await this.#view(space);
+    return {
+      code,
+      space: { id: space, name },
+      from: { did: this.#n.did, name: this.#account?.name ?? '' },
+    };
   }
 
-  async join(code: string, _host: string | undefined): Promise<SpaceView> {
+  async join(code: string): Promise<SpaceView> {
     const { id } = await this.#n.spaces.join(code.trim());
+    await this.#ownProfile(id);
     return this.#view(id);
   }
 
@@ -215,33 +247,41 @@ export class NodeService implements NodeApi {
     await this.#watch(space);
     const [records, whole] = await Promise.all([
       this.#n.records.list(space, POSTS, { order: 'newest', limit }),
-      this.#n.files.whole(space),
+      this.#whole(space),
     ]);
-    const held = new Set(whole);
-    return records.flatMap((r) => toPost(r, held) ?? []);
+    return records.flatMap((r) => toPost(r, whole) ?? []);
   }
 
   async post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView> {
+    if (!text.trim() && !photo) throw new MincaError('invalid_input', 'a post has text or a photo');
     let body: BodyValue = { text };
     if (photo) {
       // As the product page shows: addFile, then put the FileRef in the body.
-      const file = await this.#n.records.addFile(space, photo.bytes, {
-        mime: photo.image.mime,
-        name: photo.name,
-      });
-      body = { text, photo: { ...imageBody(photo.image), file } };
+      const image = await addImage(this.#n, space, photo.image, photo.name);
+      body = { text, photo: imageBody(image) };
     }
     const record = await this.#n.records.put(space, POSTS, body);
-    return toPost(record, new Set(await this.#n.files.whole(space)))!;
+    await this.#outbox?.wrote(space);
+    return toPost(record, await this.#whole(space))!;
   }
 
-  async readPhoto(space: string, post: string): Promise<Uint8Array> {
-    const record = await this.#n.records.get(space, POSTS, post);
-    const ref = record && photoFile(record);
-    if (!ref) throw new MincaError('invalid_input', `post ${post} has no photo file`);
+  async readPicture(
+    space: string,
+    of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
+  ): Promise<Uint8Array> {
+    let ref: FileRef | undefined;
+    if ('post' in of) {
+      const record = await this.#n.records.get(space, POSTS, of.post);
+      const photo = record && photoOf(record);
+      ref = of.part === 'thumbnail' ? photo?.thumbnail : photo?.file;
+    } else {
+      const record = await this.#n.records.get(space, PROFILES, profileId(of.profile));
+      ref = record ? readProfile(record)?.avatar?.file : undefined;
+    }
+    if (!ref) throw new MincaError('invalid_input', 'there is no such picture');
+    const file = ref.$file;
     return this.#n.records.readFile(space, ref, {
-      onProgress: ({ done, total }) =>
-        this.emit({ event: 'progress', space, file: ref.$file, done, total }),
+      onProgress: ({ done, total }) => this.emit({ event: 'progress', space, file, done, total }),
     });
   }
 
@@ -251,23 +291,40 @@ export class NodeService implements NodeApi {
 
   async profiles(space: string): Promise<ProfileView[]> {
     await this.#watch(space);
-    const records = await this.#n.records.list(space, PROFILES);
-    return records.flatMap((r) => toProfile(r) ?? []);
+    const [profiles, whole] = await Promise.all([listProfiles(this.#n, space), this.#whole(space)]);
+    return [...profiles.values()].map((p) => toProfile(p, whole));
   }
 
-  async setProfile(space: string, name: string, avatar: ImageView | undefined): Promise<void> {
-    const body: BodyValue = avatar
-      ? { name: name.trim(), avatar: imageBody(avatar) }
-      : { name: name.trim() };
-    await this.#n.records.put(space, PROFILES, body, { id: this.#n.did.slice('did:key:'.length) });
+  async setProfile(name: string, avatar: PreparedImage | undefined): Promise<void> {
+    const account = this.#account;
+    if (!account) throw new MincaError('closed', 'the node is not open yet');
+    this.#account = await updateAccount(account.id, { name, avatar });
+    for (const space of await this.#n.spaces.list()) await this.#ownProfile(space, true);
   }
 
   async sync(space: string): Promise<SyncView> {
+    const outbox = this.#outbox!;
+    // Counted before the look: whatever is written after it is not taken as level.
+    const written = await outbox.written(space);
     const status = await this.#n.spaces.status(space);
+    const host = this.#host?.did;
+    if (status.peers.some((p) => p.did === host && p.level)) await outbox.level(space, written);
     return {
       online: this.#online,
       connected: this.#connected > 0,
-      peers: status.peers.map(({ did, synced, level }) => ({ did, synced, level })),
+      ...(host ? { host } : {}),
+      peers: status.peers.map(({ did, synced, level, refused }) => ({
+        did,
+        synced,
+        level,
+        ...(refused ? { refused } : {}),
+      })),
+      waiting: await outbox.waiting(space),
+      // Only the owner made the invites, and can act on one used twice.
+      reused:
+        status.owner === this.#n.did
+          ? status.reusedInvites.map(({ accounts }) => ({ accounts: [...accounts] }))
+          : [],
     };
   }
 

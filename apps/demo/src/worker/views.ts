@@ -1,17 +1,17 @@
 /**
  * Reading record bodies written by anyone in the space: a body that doesn't have the shape
- * this app writes is left out, never trusted.
+ * this app writes is left out, never trusted. Pictures and profiles are `@minca/std`'s.
  */
-import { type BodyValue, type FileRef, isFileRef, type MincaRecord } from '@minca/core';
-import type { ImageView, PhotoView, PostView, ProfileView } from '../protocol.js';
+import type { BodyValue, FileRef, MincaRecord } from '@minca/core';
+import { type Profile, readImage, readProfile, type StdImage } from '@minca/std';
+import type { FileView, PictureView, PostView, ProfileView } from '../protocol.js';
 
 export const POSTS = 'app.post';
 export const SPACE_ABOUT = 'app.space';
-export const PROFILES = 'std.profile';
 /** The record id of the space's name in {@link SPACE_ABOUT}. */
 export const ABOUT_ID = 'about';
 const MAX_TEXT = 10_000;
-const MAX_THUMBNAIL = 64 * 1024;
+export const MAX_SPACE_NAME = 80;
 
 type Fields = { [key: string]: BodyValue };
 const isFields = (value: unknown): value is Fields =>
@@ -20,29 +20,32 @@ const isFields = (value: unknown): value is Fields =>
   !Array.isArray(value) &&
   !(value instanceof Uint8Array);
 
-export function toImage(value: unknown): ImageView | undefined {
-  if (!isFields(value)) return undefined;
-  const { mime, width, height, thumbnail } = value;
-  if (
-    typeof mime !== 'string' ||
-    !mime.startsWith('image/') ||
-    !Number.isSafeInteger(width) ||
-    !Number.isSafeInteger(height) ||
-    !(thumbnail instanceof Uint8Array) ||
-    thumbnail.length > MAX_THUMBNAIL
-  )
-    return undefined;
-  return { mime, width: width as number, height: height as number, thumbnail };
-}
-
-/** The photo's file, as the body names it. */
-export function photoFile(record: MincaRecord): FileRef | undefined {
-  const photo = isFields(record.body) ? record.body.photo : undefined;
-  const file = isFields(photo) ? photo.file : undefined;
-  return isFileRef(file) ? file : undefined;
-}
+const fileView = (ref: FileRef, whole: ReadonlySet<string>): FileView => ({
+  id: ref.$file,
+  size: ref.size,
+  whole: whole.has(ref.$file),
+});
 
 /** `whole`: ids of the files this device holds whole. */
+export function toPicture(image: StdImage, whole: ReadonlySet<string>): PictureView {
+  const view: PictureView = {
+    mime: image.mime,
+    width: image.width,
+    height: image.height,
+    file: fileView(image.file, whole),
+  };
+  if (image.placeholder) view.placeholder = image.placeholder;
+  if (image.thumbnail) view.thumbnail = fileView(image.thumbnail, whole);
+  if (image.alt) view.alt = image.alt;
+  return view;
+}
+
+/** A post's photo, as its body names it. */
+export function photoOf(record: MincaRecord): StdImage | undefined {
+  return isFields(record.body) ? readImage(record.body.photo) : undefined;
+}
+
+/** A post has text, a photo, or both; a photo that is not a `std.image` leaves the post out. */
 export function toPost(record: MincaRecord, whole: ReadonlySet<string>): PostView | undefined {
   const body = record.body;
   if (!isFields(body) || typeof body.text !== 'string') return undefined;
@@ -53,32 +56,24 @@ export function toPost(record: MincaRecord, whole: ReadonlySet<string>): PostVie
     text: body.text.slice(0, MAX_TEXT),
   };
   if (body.photo !== undefined) {
-    const image = toImage(body.photo);
-    if (!image) return undefined;
-    const photo: PhotoView = image;
-    const file = photoFile(record);
-    if (file) photo.file = { id: file.$file, size: file.size, whole: whole.has(file.$file) };
-    post.photo = photo;
+    const photo = readImage(body.photo);
+    if (!photo) return undefined;
+    post.photo = toPicture(photo, whole);
   }
+  if (!post.text.trim() && !post.photo) return undefined;
   return post;
 }
 
-/** A profile counts only when its author is the person it describes. */
-export function toProfile(record: MincaRecord): ProfileView | undefined {
-  const body = record.body;
-  if (!isFields(body) || typeof body.name !== 'string') return undefined;
-  if (record.author.slice('did:key:'.length) !== record.id) return undefined;
-  const profile: ProfileView = { did: record.author, name: body.name.slice(0, 80) };
-  const avatar = toImage(body.avatar);
-  if (avatar) profile.avatar = avatar;
-  return profile;
+export function toProfile(profile: Profile, whole: ReadonlySet<string>): ProfileView {
+  const view: ProfileView = { did: profile.did, name: profile.name };
+  if (profile.avatar) view.avatar = toPicture(profile.avatar, whole);
+  return view;
 }
 
-export function imageBody(image: ImageView): Fields {
-  return {
-    mime: image.mime,
-    width: image.width,
-    height: image.height,
-    thumbnail: image.thumbnail,
-  };
+export { readProfile };
+
+/** The space's name, as its `app.space` record says, or a stand-in. */
+export function spaceName(record: MincaRecord | undefined): string {
+  const name = isFields(record?.body) ? record.body.name : undefined;
+  return typeof name === 'string' && name.trim() ? name.trim().slice(0, MAX_SPACE_NAME) : 'A space';
 }

@@ -162,7 +162,10 @@ export class GroupFetch {
     }
     const held = this.files.get(this.id)?.held ?? new Set<number>();
     const missing: number[] = [];
-    for (let n = 0; n < list.hashes.length; n++) if (!held.has(n)) missing.push(n);
+    const { only } = this.options;
+    if (only) {
+      for (const n of only) if (n >= 0 && n < list.hashes.length && !held.has(n)) missing.push(n);
+    } else for (let n = 0; n < list.hashes.length; n++) if (!held.has(n)) missing.push(n);
     this.#schedule = new ChunkSchedule(missing);
     return true;
   }

@@ -21,6 +21,11 @@ export interface FetchOptions {
   onChunks?: () => void;
   /** Told each chunk as it is stored, checked, once; what it throws ends the fetch. */
   onChunk?: (n: number, sealed: Uint8Array) => void;
+  /**
+   * Only these chunks, asked lowest first (a read by range): the fetch ends once they are all
+   * here. Without it, every chunk not held.
+   */
+  only?: readonly number[];
   /** Asked once the list is known: false stops before any chunk (it's too big to fetch ahead). */
   proceed?: (list: ChunkList) => boolean;
   /** Told of each source as it is first asked; peers are asked together, so several at once. */
@@ -29,7 +34,10 @@ export interface FetchOptions {
   onRefused?: (source: FileSource, why: string) => void;
 }
 
-/** `whole`: every chunk is here; `nobody`: no source had all of it; `stopped`: `proceed` said no. */
+/**
+ * `whole`: every chunk is here (with `only`, every chunk asked); `nobody`: no source had all of
+ * it; `stopped`: `proceed` said no.
+ */
 export type FetchResult = 'whole' | 'nobody' | 'stopped';
 
 /** The rounds of a fetch: every peer at once, then each other source on its own, in order. */
@@ -47,10 +55,16 @@ export async function fetchFile(
 ): Promise<FetchResult> {
   checkAborted(options.signal);
   const shared: FetchShared = { proceeded: false };
+  const done = () => {
+    const { only } = options;
+    if (!only) return files.isWhole(id);
+    const file = files.get(id);
+    return file?.list !== undefined && only.every((n) => file.held.has(n));
+  };
   for (const round of rounds(sources)) {
-    if (files.isWhole(id)) break;
+    if (done()) break;
     if ((await new GroupFetch(files, id, round, options, shared).run()) === 'stopped')
       return 'stopped';
   }
-  return files.isWhole(id) ? 'whole' : 'nobody';
+  return done() ? 'whole' : 'nobody';
 }

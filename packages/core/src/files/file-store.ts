@@ -1,12 +1,14 @@
 /**
- * A space's files as entries of its own store (spec 05 §16.6): `f/<id>/list`, `f/<id>/<n>`,
- * `f/<id>/own` and `f/<id>/used`. It keeps in memory what each file takes, never the chunks.
+ * A space's files as entries of its own store (spec 05 §16.6.4): `f/<id>/list`, `f/<id>/<n>`,
+ * `f/<id>/own`, `f/<id>/used`, and for a file added from a stream `f/<id>/at`, the temporary id
+ * its chunks were written under before its id was known (`f/<at>/<n>`, with `f/<at>/adding`
+ * while the add runs). It keeps in memory what each file takes, never the chunks.
  */
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { VERSION_HEX } from '../ids.js';
 import type { Store } from '../store.js';
 import { chunkChecks } from './chunk-hash.js';
-import { type ChunkList, decodeList, sealedLength } from './chunks.js';
+import { type ChunkList, decodeList, sealedLength, sealedSize } from './chunks.js';
 
 export const FILE_PREFIX = 'f/';
 const key = (id: string, part: string | number) => `${FILE_PREFIX}${id}/${part}`;
@@ -23,9 +25,32 @@ export interface HeldFile {
   own?: number;
   /** When it was last fetched whole or read. Set and not whole: it was dropped. */
   used?: number;
+  /** Added from a stream: the temporary id its chunks are kept under, `f/<at>/<n>`. */
+  at?: string;
+}
+
+/** Chunks written under a temporary id by an add from a stream not finished (or cut short). */
+export interface StagedAdd {
+  /** The temporary id. */
+  id: string;
+  /** When the add last said it is running (`f/<id>/adding`); 0 for chunks nothing claims. */
+  since: number;
+  /** Chunk numbers written. */
+  chunks: Set<number>;
 }
 
 const encodeTime = (ms: number) => encodeCbor(ms);
+/** `f/<id>/at`: CBOR text, a temporary id; anything else reads as absent. */
+function decodeAt(bytes: Uint8Array | undefined): string | undefined {
+  if (!bytes) return undefined;
+  try {
+    const v = decodeStrict(bytes, { maxBytes: 80, maxDepth: 1 });
+    return typeof v === 'string' && VERSION_HEX.test(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function decodeTime(bytes: Uint8Array | undefined): number | undefined {
   if (!bytes) return undefined;
   try {
@@ -38,6 +63,7 @@ function decodeTime(bytes: Uint8Array | undefined): number | undefined {
 
 export class FileStore {
   readonly #files = new Map<string, HeldFile>();
+  readonly #staging = new Map<string, StagedAdd>();
 
   private constructor(readonly store: Store) {}
 
@@ -45,6 +71,7 @@ export class FileStore {
   static async open(store: Store): Promise<FileStore> {
     const files = new FileStore(store);
     const chunks: Array<[string, number]> = [];
+    const adding = new Map<string, number>();
     for (const k of await store.list(FILE_PREFIX)) {
       const [, id, part, extra] = k.split('/');
       if (!id || !VERSION_HEX.test(id) || part === undefined || extra !== undefined) continue;
@@ -58,14 +85,27 @@ export class FileStore {
         }
       } else if (part === 'own') file.own = decodeTime(await store.get(k));
       else if (part === 'used') file.used = decodeTime(await store.get(k));
+      else if (part === 'at') file.at = decodeAt(await store.get(k));
+      else if (part === 'adding') adding.set(id, decodeTime(await store.get(k)) ?? 0);
       else if (/^(0|[1-9][0-9]{0,5})$/.test(part)) chunks.push([id, Number(part)]);
     }
+    const byAt = new Map<string, HeldFile>();
+    for (const file of files.#files.values()) if (file.at) byAt.set(file.at, file);
+    for (const [id, since] of adding) files.#staging.set(id, { id, since, chunks: new Set() });
     for (const [id, n] of chunks) {
-      const file = files.#files.get(id)!;
-      if (file.list && n < file.list.hashes.length) {
-        file.held.add(n);
-        file.bytes += sealedLength(file.list.size, n);
+      const file = byAt.get(id) ?? files.#files.get(id);
+      if (file?.list && (file.at ?? file.id) === id) {
+        if (n < file.list.hashes.length) {
+          file.held.add(n);
+          file.bytes += sealedLength(file.list.size, n);
+        }
+        continue;
       }
+      // Chunks no file claims: an add cut short, or (with no `adding`) left by nothing known;
+      // the keep policy drops them (§16.6.4).
+      let staged = files.#staging.get(id);
+      if (!staged) files.#staging.set(id, (staged = { id, since: 0, chunks: new Set() }));
+      staged.chunks.add(n);
     }
     for (const [id, file] of files.#files)
       if (!file.list && file.own === undefined && file.used === undefined) files.#files.delete(id);
@@ -77,6 +117,8 @@ export class FileStore {
     const fresh = await FileStore.open(this.store);
     this.#files.clear();
     for (const file of fresh.all()) this.#files.set(file.id, file);
+    this.#staging.clear();
+    for (const staged of fresh.staged()) this.#staging.set(staged.id, staged);
   }
 
   #entry(id: string): HeldFile {
@@ -117,8 +159,9 @@ export class FileStore {
     if (!file?.list) throw new Error(`file ${id} has no list here`);
     const fresh = chunks.filter(([n]) => !file.held.has(n));
     if (fresh.length === 0) return;
+    const at = file.at ?? id;
     await this.store.commit({
-      entries: fresh.map(([n, value]) => ({ key: key(id, n), value })),
+      entries: fresh.map(([n, value]) => ({ key: key(at, n), value })),
     });
     for (const [n] of fresh) {
       if (file.held.has(n)) continue;
@@ -131,12 +174,13 @@ export class FileStore {
   async chunk(id: string, n: number): Promise<Uint8Array | undefined> {
     const file = this.#files.get(id);
     if (!file?.list || !file.held.has(n)) return undefined;
-    const sealed = await this.store.get(key(id, n));
+    const at = key(file.at ?? id, n);
+    const sealed = await this.store.get(at);
     if (sealed && (await chunkChecks(file.list, n, sealed))) return sealed;
     // Lost or damaged on disk: fetched again like any chunk not here.
-    file.held.delete(n);
+    if (!file.held.delete(n)) return undefined; // another read found it damaged first
     file.bytes -= sealedLength(file.list.size, n);
-    await this.store.commit({ entries: [{ key: key(id, n), value: undefined }] });
+    await this.store.commit({ entries: [{ key: at, value: undefined }] });
     return undefined;
   }
 
@@ -157,15 +201,81 @@ export class FileStore {
   async drop(id: string, forget: boolean): Promise<void> {
     const file = this.#files.get(id);
     if (!file) return;
-    const keys = [...file.held].map((n) => key(id, n));
+    // Chunks fetched again later go under the file's own id: `at` goes with them.
+    const keys = [...file.held].map((n) => key(file.at ?? id, n));
     if (forget) keys.push(key(id, 'list'), key(id, 'own'), key(id, 'used'));
     else keys.push(key(id, 'own'));
+    if (file.at) keys.push(key(id, 'at'));
     await this.store.commit({ entries: keys.map((k) => ({ key: k, value: undefined })) });
     if (forget) this.#files.delete(id);
     else {
       file.held.clear();
       file.bytes = 0;
       delete file.own;
+      delete file.at;
     }
+  }
+
+  // ——— adding from a stream: chunks under a temporary id until the file id is known ———
+
+  /** The adds from a stream under way or cut short, and chunks no file claims. */
+  staged(): IterableIterator<StagedAdd> {
+    return this.#staging.values();
+  }
+
+  /** Starts (or, later, says it is still running) an add under temporary id `id`. */
+  async stage(id: string, at: number): Promise<void> {
+    await this.store.commit({ entries: [{ key: key(id, 'adding'), value: encodeTime(at) }] });
+    const staged = this.#staging.get(id);
+    if (staged) staged.since = at;
+    else this.#staging.set(id, { id, since: at, chunks: new Set() });
+  }
+
+  /** Writes chunks `[n, sealed]` of an add under way; a chunk written already is replaced. */
+  async putStaged(id: string, chunks: ReadonlyArray<readonly [number, Uint8Array]>) {
+    if (!this.#staging.has(id)) throw new Error(`no add under way as ${id}`);
+    await this.store.commit({ entries: chunks.map(([n, value]) => ({ key: key(id, n), value })) });
+    // Looked up again: a reload meanwhile has read the staging anew.
+    const staged = this.#staging.get(id);
+    for (const [n] of chunks) staged?.chunks.add(n);
+  }
+
+  /** Chunk `n` of an add under way, as written (no list to check it against yet). */
+  async stagedChunk(id: string, n: number): Promise<Uint8Array | undefined> {
+    if (!this.#staging.get(id)?.chunks.has(n)) return undefined;
+    return this.store.get(key(id, n));
+  }
+
+  /**
+   * The add under `id` is done and every chunk of `list` is written there: its list, `own` and
+   * `at` land in one write, with `adding` gone, so the file is whole from then on, or nothing.
+   */
+  async finishStaged(id: string, list: ChunkList, own: number): Promise<void> {
+    await this.store.commit({
+      entries: [
+        { key: key(list.id, 'list'), value: list.bytes },
+        { key: key(list.id, 'own'), value: encodeTime(own) },
+        { key: key(list.id, 'at'), value: encodeCbor(id) },
+        { key: key(id, 'adding'), value: undefined },
+      ],
+    });
+    this.#staging.delete(id);
+    const file = this.#entry(list.id);
+    file.list = list;
+    file.own = own;
+    file.at = id;
+    // Every chunk was written before this (the caller's word: a reload meanwhile may have
+    // listed the folder before the last of them landed).
+    file.held = new Set(list.hashes.keys());
+    file.bytes = sealedSize(list.size);
+  }
+
+  /** Removes an add's chunks and its `adding`: it failed, was aborted, or was cut short. */
+  async dropStaged(id: string): Promise<void> {
+    const staged = this.#staging.get(id);
+    const keys = [...(staged?.chunks ?? [])].map((n) => key(id, n));
+    keys.push(key(id, 'adding'));
+    await this.store.commit({ entries: keys.map((k) => ({ key: k, value: undefined })) });
+    this.#staging.delete(id);
   }
 }

@@ -10,6 +10,7 @@ import { sealedSize } from './chunks.js';
 import type { FileActivity } from './file-activity.js';
 import type { FileStore, HeldFile } from './file-store.js';
 import {
+  ADD_CUT_SHORT_MS,
   FILES_AFTER_CHANGE_MS,
   type FileLimits,
   KEEP_DOWN_TO,
@@ -129,6 +130,7 @@ export class KeepPolicy {
       do {
         this.#passAgain = false;
         if (this.#closed) return;
+        await this.#dropCutShort();
         await this.#dropUnnamed();
         await this.#keepWithinLimit();
         await this.#fetchAhead();
@@ -159,6 +161,12 @@ export class KeepPolicy {
     this.schedule(0);
   }
 
+  /** Fetches a named file now, from every source (a host asked for one it doesn't have yet). */
+  fetchNow(id: string): void {
+    if (this.#closed) return;
+    void this.#fetchUnread(id, this.context.sources()).catch(() => undefined);
+  }
+
   /** A peer now shares the space: the files nobody had are asked of it. */
   async askNewPeer(source: FileSource): Promise<void> {
     for (const id of [...this.#nobodyHad.keys()]) {
@@ -168,6 +176,18 @@ export class KeepPolicy {
         continue;
       }
       await this.#fetchUnread(id, [source]);
+    }
+  }
+
+  /**
+   * Drops the chunks of adds from a stream that were cut short (a crash, a closed tab): not
+   * running here, and not said to be running by another process for {@link ADD_CUT_SHORT_MS}.
+   */
+  async #dropCutShort(): Promise<void> {
+    const now = this.context.now();
+    for (const staged of [...this.files.staged()]) {
+      if (this.activity.isPinned(staged.id) || now - staged.since < ADD_CUT_SHORT_MS) continue;
+      await this.files.dropStaged(staged.id);
     }
   }
 

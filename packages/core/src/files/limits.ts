@@ -24,6 +24,10 @@ export const NOBODY_HAD_MS = 10 * 60_000;
 export const READ_RETRY_MS = 15_000;
 /** A file added here and not named yet is kept this long. */
 export const UNNAMED_OWN_MS = 24 * 60 * 60_000;
+/** An add from a stream writes `f/<tmp>/adding` at least this often while it runs. */
+export const ADDING_EVERY_MS = 60_000;
+/** Chunks of an add from a stream not said to be running for this long are dropped. */
+export const ADD_CUT_SHORT_MS = 10 * 60_000;
 /** Past `keep`, files are dropped down to this share of it. */
 export const KEEP_DOWN_TO = 0.9;
 /** New limits reach every open space within this long. */

@@ -9,6 +9,7 @@ import { randomKey } from '../seal.js';
 import type { SpaceView } from '../space/space-view.js';
 import { clearTimer, setTimer } from '../timers.js';
 import { type AbortSignalLike, checkAborted } from './abort.js';
+import { type AddFileOptions, checkLabels, type FileProgress, refTo } from './add-options.js';
 import {
   CHUNK_BYTES,
   chunkCount,
@@ -21,34 +22,22 @@ import {
 } from './chunks.js';
 import { FileActivity } from './file-activity.js';
 import type { FileAnswer, FileAsk, FileChannel } from './file-channel.js';
+import type { FileInput } from './file-input.js';
 import { FileStore } from './file-store.js';
 import { KeepPolicy, type SpaceFilesContext } from './keep-policy.js';
 import { FILES_AFTER_CHANGE_MS, READ_RETRY_MS } from './limits.js';
+import { OpenFile, type OpenFileContext } from './open-file.js';
 import { type FileSource, PeerFileSource } from './source.js';
+import { addFromInput, CHUNKS_PER_WRITE } from './stream-add.js';
 
+export type { AddFileOptions, FileProgress } from './add-options.js';
 export type { SpaceFilesContext } from './keep-policy.js';
-
-/** How far a file operation has got, in plaintext bytes. */
-export interface FileProgress {
-  done: number;
-  total: number;
-}
-
-export interface AddFileOptions {
-  mime?: string;
-  name?: string;
-  onProgress?: (progress: FileProgress) => void;
-  signal?: AbortSignalLike;
-}
 
 export interface ReadFileOptions {
   onProgress?: (progress: FileProgress) => void;
   signal?: AbortSignalLike;
 }
 
-/** Chunks written per store commit when adding a file: progress and abort checks between. */
-const CHUNKS_PER_WRITE = 16;
-const MAX_LABEL = 1_000;
 /** How long a request waits for a fetch of the same file under way here: within the asker's timeout. */
 const SERVE_WAIT_MS = 10_000;
 
@@ -57,6 +46,8 @@ export class SpaceFiles {
   readonly #activity: FileActivity;
   readonly #policy: KeepPolicy;
   readonly #waiters = new Set<{ wake: () => void; fail: (e: unknown) => void }>();
+  /** Counts the news that wakes waiting reads: records changed, a peer linked. */
+  #news = 0;
 
   private constructor(
     readonly space: SpaceView,
@@ -114,17 +105,22 @@ export class SpaceFiles {
 
   // ——— adding and reading ———
 
-  async add(bytes: Uint8Array, options: AddFileOptions = {}): Promise<FileRef> {
+  /** Adds a file from its bytes, or from a stream of them (see {@link addFromStream}). */
+  async add(input: FileInput, options: AddFileOptions = {}): Promise<FileRef> {
     this.#check();
-    if (!(bytes instanceof Uint8Array))
-      throw new TypeError('addFile takes the bytes as a Uint8Array');
+    if (input instanceof Uint8Array) return this.#addBytes(input, options);
+    const context = { files: this.files, activity: this.#activity, now: () => this.context.now() };
+    const ref = await addFromInput(context, input, options);
+    this.context.changed();
+    return ref;
+  }
+
+  async #addBytes(bytes: Uint8Array, options: AddFileOptions): Promise<FileRef> {
     if (bytes.length > MAX_FILE_BYTES)
       throw new MincaError('too_large', `a file is at most ${MAX_FILE_BYTES} bytes`);
-    for (const label of ['mime', 'name'] as const) {
-      const value = options[label];
-      if (value !== undefined && (typeof value !== 'string' || value.length > MAX_LABEL))
-        throw new MincaError('invalid_input', `${label} must be text of at most ${MAX_LABEL}`);
-    }
+    if (options.size !== undefined && options.size !== bytes.length)
+      throw new MincaError('invalid_input', `size ${options.size} is not the bytes' length`);
+    checkLabels(options);
     checkAborted(options.signal);
     const key = randomKey();
     const total = bytes.length;
@@ -175,12 +171,41 @@ export class SpaceFiles {
       this.#activity.unpin(id);
     }
     this.context.changed();
+    return refTo(id, key, total, options);
+  }
+
+  /**
+   * Opens a file a record here names (or one added here) for reading by range; see
+   * {@link OpenFile}. Rejects as {@link read} does for a file not named or not as named.
+   */
+  async open(ref: FileRef): Promise<OpenFile> {
+    this.#check();
+    if (!isFileRef(ref)) throw new MincaError('invalid_input', 'openFile takes a FileRef');
+    const id = ref.$file;
+    if (!(await this.named()).has(id) && this.files.get(id)?.own === undefined)
+      throw new MincaError('invalid_input', `no record in space ${this.space.id} names file ${id}`);
+    const list = this.files.get(id)?.list;
+    if (list && list.size !== ref.size) throw wrongFile(id, 'its size is not the one named');
+    return new OpenFile(this.#ranges(), ref);
+  }
+
+  /** What reads by range need of this space's files. */
+  #ranges(): OpenFileContext {
     return {
-      $file: id,
-      key,
-      size: total,
-      ...(options.mime !== undefined ? { mime: options.mime } : {}),
-      ...(options.name !== undefined ? { name: options.name } : {}),
+      files: this.files,
+      activity: this.#activity,
+      sources: () => this.context.sources(),
+      check: () => this.#check(),
+      news: () => this.#news,
+      waitForNews: (signal, seen) => this.#waitForNews(signal, seen),
+      ended: async (id, finished) => {
+        if (finished && this.files.isWhole(id)) {
+          await this.files.setUsed(id, this.context.now());
+          this.#policy.had(id);
+        }
+        await this.#policy.afterRead(id).catch(() => undefined);
+      },
+      closed: (id) => this.#policy.afterRead(id).catch(() => undefined),
     };
   }
 
@@ -214,6 +239,7 @@ export class SpaceFiles {
         const file = this.files.get(id);
         if (file?.list && file.list.size !== ref.size)
           throw wrongFile(id, 'its size is not the one named');
+        const news = this.#news;
         if (!this.files.isWhole(id)) {
           await this.#activity.fetch(id, () => this.context.sources(), {
             ...(signal ? { signal } : {}),
@@ -235,7 +261,7 @@ export class SpaceFiles {
           }
           continue; // A chunk was damaged here and is forgotten: fetch it again.
         }
-        await this.#waitForNews(signal);
+        await this.#waitForNews(signal, news);
       }
     } finally {
       this.#activity.unpin(id);
@@ -259,7 +285,12 @@ export class SpaceFiles {
     return out;
   }
 
-  #waitForNews(signal: AbortSignalLike | undefined): Promise<void> {
+  /**
+   * Resolves when records change, a peer links, or after {@link READ_RETRY_MS}; at once when
+   * that happened since `seen` (a fetch that just missed it would otherwise wait it out).
+   */
+  #waitForNews(signal: AbortSignalLike | undefined, seen?: number): Promise<void> {
+    if (seen !== undefined && seen !== this.#news) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter = {
         wake: () => {
@@ -284,6 +315,7 @@ export class SpaceFiles {
   }
 
   #wake(): void {
+    this.#news++;
     for (const w of [...this.#waiters]) w.wake();
   }
 
@@ -293,7 +325,15 @@ export class SpaceFiles {
   async serve(ask: FileAsk, from?: FileChannel): Promise<FileAnswer> {
     // Being fetched here right now (a relay, a host): answer once that fetch is done, so the
     // asker doesn't conclude nobody has it and wait 10 minutes. Not when the fetch is asking
-    // the asker itself: two peers would wait on each other.
+    // the asker itself: two peers would wait on each other. A node that keeps every file (a
+    // host) asked for one it will fetch anyway starts now, rather than at its next pass.
+    if (
+      this.context.fetchAll &&
+      !this.#activity.busy(ask.id) &&
+      !this.files.isWhole(ask.id) &&
+      (await this.named()).has(ask.id)
+    )
+      this.#policy.fetchNow(ask.id);
     const busy = this.#activity.busy(ask.id);
     const mutual = [...this.#activity.askingNow(ask.id)].some(
       (source) => source instanceof PeerFileSource && source.peer === from,

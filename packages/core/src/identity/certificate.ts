@@ -34,6 +34,8 @@ export interface Certificate {
   issued: number;
   /** A writer limited to these spaces (an app's writer key); absent: every space. */
   spaces?: string[];
+  /** A writer limited to reading (an agent that may only read): what it signs never stands. */
+  role?: 'reader';
   /** A name for people ("laptop", "agent 3"). Never a secret. */
   label?: string;
   /** The certificate as signed and encoded. */
@@ -75,6 +77,7 @@ export async function issueCertificate(
     a: fields.account,
     t: fields.issued,
     ...(spaces ? { x: spaces } : {}),
+    ...(fields.role !== undefined ? { r: fields.role } : {}),
     ...(fields.label !== undefined ? { n: fields.label } : {}),
   };
   const g = await issuer.sign(signed(CERT_CONTEXT, m));
@@ -103,7 +106,8 @@ export function decodeCertificate(bytes: Uint8Array): Certificate {
   >;
   if (m === null || typeof m !== 'object' || Array.isArray(m)) bad(what, 'not a map');
   for (const key of Object.keys(m))
-    if (!['v', 'k', 'i', 's', 'a', 't', 'x', 'n', 'g'].includes(key)) bad(what, `field ${key}`);
+    if (!['v', 'k', 'i', 's', 'a', 't', 'x', 'r', 'n', 'g'].includes(key))
+      bad(what, `field ${key}`);
   if (m.v !== CERTIFICATE_FORMAT) bad(what, 'unknown format');
   if (m.k !== 'device' && m.k !== 'writer') bad(what, 'unknown kind');
   if (!(m.g instanceof Uint8Array) || m.g.length !== 64) bad(what, 'bad signature');
@@ -120,6 +124,7 @@ export function decodeCertificate(bytes: Uint8Array): Certificate {
   }
   if (m.n !== undefined && (typeof m.n !== 'string' || m.n.length > MAX_LABEL))
     bad(what, 'bad label');
+  if (m.r !== undefined && (m.r !== 'reader' || m.k !== 'writer')) bad(what, 'bad role');
   const cert: Certificate = {
     kind: m.k as CertificateKind,
     issuer: did(m.i, what, 'issuer'),
@@ -127,6 +132,7 @@ export function decodeCertificate(bytes: Uint8Array): Certificate {
     account: did(m.a, what, 'account'),
     issued: time(m.t, what),
     ...(spaces ? { spaces } : {}),
+    ...(m.r !== undefined ? { role: 'reader' as const } : {}),
     ...(m.n !== undefined ? { label: m.n as string } : {}),
     bytes,
   };

@@ -15,6 +15,11 @@ export interface WriterIdentity {
   device?: string;
   /** The spaces the writer is limited to (an app's key); absent: every space. */
   spaces?: string[];
+  /** `reader`: the writer may only read (what it signs never stands). */
+  role?: 'reader';
+  /** The labels its certificates give, for people: the writer's, then its device's. */
+  label?: string;
+  deviceLabel?: string;
   /** The certificates, as encoded, root's first. */
   chain: Uint8Array[];
 }
@@ -40,7 +45,7 @@ export async function verifyChain(
   const account = leaf.account;
   if (certs.length === 1) {
     if (leaf.issuer !== account) broken('a writer without a device is certified by its account');
-    return { writer, account, ...(leaf.spaces ? { spaces: leaf.spaces } : {}), chain: [...chain] };
+    return { writer, account, ...limits(leaf), chain: [...chain] };
   }
   const device = certs[0] as Certificate;
   if (device.kind !== 'device' || device.account !== account || leaf.issuer !== device.subject)
@@ -49,7 +54,17 @@ export async function verifyChain(
     writer,
     account,
     device: device.subject,
-    ...(leaf.spaces ? { spaces: leaf.spaces } : {}),
+    ...limits(leaf),
+    ...(device.label !== undefined ? { deviceLabel: device.label } : {}),
     chain: [...chain],
+  };
+}
+
+/** What a writer certificate limits, and its label. */
+function limits(leaf: Certificate) {
+  return {
+    ...(leaf.spaces ? { spaces: leaf.spaces } : {}),
+    ...(leaf.role ? { role: leaf.role } : {}),
+    ...(leaf.label !== undefined ? { label: leaf.label } : {}),
   };
 }

@@ -2,7 +2,9 @@
 import type { BodyValue } from '../body.js';
 import { MincaError } from '../errors.js';
 import type { FileRef } from '../file-ref.js';
+import type { FileInput } from '../files/file-input.js';
 import type { NodeFiles } from '../files/node-files.js';
+import type { ByteRange, OpenFile } from '../files/open-file.js';
 import type { AddFileOptions, ReadFileOptions } from '../files/space-files.js';
 import { isSystemCollection } from '../names.js';
 import type { ListOptions, MincaRecord } from '../space/open-space.js';
@@ -60,19 +62,26 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       return space.delete(collection, id);
     },
     /**
-     * Seals `bytes` under a fresh key in 256 KiB chunks, kept in the space's store, and returns
+     * Seals a file under a fresh key in 256 KiB chunks, kept in the space's store, and returns
      * the {@link FileRef} to put anywhere in a record body. A body names at most 16 files.
+     *
+     * `input` is the bytes, or a stream of them — a `ReadableStream`, an async (or plain)
+     * iterable of `Uint8Array` pieces, or a `Blob`/`File` (whose size, type and name are taken)
+     * — read a chunk at a time, so a file of any size goes in with a few MiB in memory. Give
+     * `size` when a stream's length is known: it is then sealed in one pass. Rejects `aborted`
+     * on `signal`, leaving nothing behind; a stream is cancelled when the add fails.
      */
     addFile: async (
       spaceId: string,
-      bytes: Uint8Array,
+      input: FileInput,
       options: AddFileOptions = {},
     ): Promise<FileRef> => {
       const space = await spaces.member(spaceId);
-      return (await files.of(space)).add(bytes, options);
+      return (await files.of(space)).add(input, options);
     },
     /**
-     * The bytes of a file a record here names: from this node, else from connected peers one
+     * The bytes of a file a record here names (of `range` only, when given: see `openFile`):
+     * from this node, else from connected peers one
      * after another, else from the node's other sources (mirrors), checking every chunk. When
      * nobody has it, it waits, asking again when records change, a peer connects, and every
      * 15 s. Rejects `invalid_input` for a file no record here names or one that won't open as
@@ -81,10 +90,31 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
     readFile: async (
       spaceId: string,
       ref: FileRef,
-      options: ReadFileOptions = {},
+      options: ReadFileOptions & { range?: ByteRange } = {},
     ): Promise<Uint8Array> => {
       const space = await spaces.member(spaceId);
-      return (await files.of(space)).read(ref, options);
+      const spaceFiles = await files.of(space);
+      if (options.range === undefined) return spaceFiles.read(ref, options);
+      const { range, ...rest } = options;
+      const file = await spaceFiles.open(ref);
+      try {
+        return await file.read(range, rest);
+      } finally {
+        await file.close();
+      }
+    },
+    /**
+     * Opens a file a record here names for reading by range, as a video player does:
+     * `{ id, size, mime, name, stream(range?), chunks(range?), read(range?), close() }`, a range
+     * being `{ offset?, length? }`. Only the chunks covering a range are read — from here, else
+     * fetched as `readFile` fetches, in order of need, a window of 8 MiB ahead at most — and
+     * each is checked and opened as it comes. `stream` gives a `ReadableStream` (e.g. for
+     * `new Response(...)` in a service worker). Until `close()`, the file is never dropped for
+     * the limits. Rejects as `readFile` does for a file not named or not as named.
+     */
+    openFile: async (spaceId: string, ref: FileRef): Promise<OpenFile> => {
+      const space = await spaces.member(spaceId);
+      return (await files.of(space)).open(ref);
     },
     /** Calls `listener` after each change to the space's records. Returns the unsubscribe. */
     subscribe: async (

@@ -40,6 +40,17 @@ export interface SpaceStatus {
   reusedInvites: InviteReuse[];
 }
 
+/** Who a writer key writes for (see `spaces.writerOf`). */
+export interface WriterInfo {
+  account: string;
+  device?: string;
+  /** The labels its certificates give, for people. */
+  label?: string;
+  deviceLabel?: string;
+  /** Its key or its device was revoked: what it signs from then on does not stand. */
+  revoked: boolean;
+}
+
 export interface SpacesApiParts {
   did: string;
   clock: HybridClock;
@@ -85,6 +96,30 @@ export function spacesApi(parts: SpacesApiParts) {
     syncMirrors: async (id: string): Promise<void> => {
       await spaces.view(id); // held without its key too
       await mirrors.sync(id);
+    },
+    /**
+     * The spaces this node shares with `did`, an account or a holder: those where it has a role
+     * or the owner lets it hold the space. A sync with `did` should share every one of them.
+     */
+    sharedWith: async (did: string): Promise<string[]> => {
+      spaces.check();
+      return (await sharing.spacesFor(did)).sort();
+    },
+    /**
+     * Who writer key `writer` writes for in space `id`, by the certificates the space holds:
+     * its account, device and labels, and whether it is revoked now. A key with no
+     * certificates here is its own account.
+     */
+    writerOf: async (id: string, writer: string): Promise<WriterInfo> => {
+      const membership = await (await spaces.member(id)).membership();
+      const identity = membership.writer(writer);
+      return {
+        account: identity?.account ?? writer,
+        ...(identity?.device ? { device: identity.device } : {}),
+        ...(identity?.label !== undefined ? { label: identity.label } : {}),
+        ...(identity?.deviceLabel !== undefined ? { deviceLabel: identity.deviceLabel } : {}),
+        revoked: membership.accountAt(writer, clock.tick()) === undefined,
+      };
     },
     /** The ids of every space known here. */
     list: async (): Promise<string[]> => {

@@ -4,7 +4,7 @@
  */
 import { MincaError } from '../errors.js';
 import type { SigningKey } from '../keys.js';
-import type { Version } from '../version.js';
+import { openWithKeys, type Version } from '../version.js';
 import { HOLDER_COLLECTION, type HolderKind } from './holders.js';
 import {
   ACCEPT_COLLECTION,
@@ -13,11 +13,19 @@ import {
   MEMBER_COLLECTION,
   REVOKE_COLLECTION,
   type Role,
+  readWriterChain,
   WRITER_COLLECTION,
 } from './membership.js';
 import type { OpenSpace } from './open-space.js';
 import { acceptRecordId, didRecordId } from './record-ids.js';
-import { KEY_COLLECTION, keyRecipients, keyRecordId, newKeyRecord } from './space-keys.js';
+import {
+  KEY_COLLECTION,
+  keyRecipients,
+  keyRecordFor,
+  keyRecordId,
+  newKeyRecord,
+  wrappedFor,
+} from './space-keys.js';
 
 /** Where revocations are kept in a space: one record per revoked device or writer. */
 export const REVOKE_RECORD = (subject: string) => didRecordId(subject);
@@ -82,6 +90,27 @@ export async function credentials(space: OpenSpace, did: string): Promise<Versio
   return (await space.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
 }
 
+/** Whether the writer record `meta` (this node's own) carries exactly `chain`. */
+export async function holdsChain(
+  space: OpenSpace,
+  meta: { id: string; author: string },
+  chain: readonly Uint8Array[],
+): Promise<boolean> {
+  if (meta.author !== space.writer) return false;
+  const version = await space.store.getVersion(meta.id);
+  let known: Uint8Array[] | undefined;
+  try {
+    known = version ? readWriterChain(openWithKeys(version, space.keys)) : undefined;
+  } catch {
+    return false;
+  }
+  return (
+    known !== undefined &&
+    known.length === chain.length &&
+    known.every((c, i) => c.length === chain[i]!.length && c.every((x, j) => x === chain[i]![j]))
+  );
+}
+
 /** Whether `version` is of a kind {@link credentials} gives for `did`; the intake judges the rest. */
 export function isCredentialOf(space: OpenSpace, version: Version, did: string): boolean {
   if (version.space !== space.id) return false;
@@ -108,6 +137,23 @@ export async function rotateKey(space: OpenSpace) {
   const { key, body } = newKeyRecord(space.id, epoch, recipients);
   await space.write(KEY_COLLECTION, keyRecordId(epoch), body);
   return space.addKeys([key]);
+}
+
+/**
+ * Wraps the space's later keys for members the owner's key records left out (their acceptance
+ * came after a key changed), in another version of each such record, sealed as the first was
+ * under the key before it: a member holding only the first key learns each in turn. Owner
+ * only; nothing when everyone is covered.
+ */
+export async function rewrapKeys(space: OpenSpace): Promise<void> {
+  const membership = await space.membership();
+  const recipients = keyRecipients(membership);
+  for (let epoch = 1; epoch < space.keys.length; epoch++) {
+    const wrapped = await wrappedFor(space, membership, epoch);
+    if (recipients.every((did) => wrapped.has(did))) continue;
+    const body = keyRecordFor(space.id, epoch, space.keys[epoch]!, recipients);
+    await space.write(KEY_COLLECTION, keyRecordId(epoch), body, space.keys[epoch - 1]);
+  }
 }
 
 /** Keeps the root's revocation `statement` of `subject` in the space (a `sys.revoke` record). */

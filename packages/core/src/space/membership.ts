@@ -14,6 +14,8 @@
  * - `sys.writer/<writer suffix>` `{ chain }` ties a writer to its account; `sys.revoke`
  *   `{ r }` holds the root's revocation of a device or writer, from its time on.
  */
+
+import type { WriterIdentity } from '../identity/writer-chain.js';
 import type { Version } from '../version.js';
 import { openWithKeys } from '../version.js';
 import {
@@ -123,7 +125,7 @@ export class Membership {
   /** Whether a version by `writer` at `timestamp` may stand: its account could write then. */
   mayWrite(writer: string, timestamp: number): boolean {
     const account = this.accountAt(writer, timestamp);
-    if (account === undefined) return false;
+    if (account === undefined || this.facts.writers.get(writer)?.role === 'reader') return false;
     const role = this.roleAt(account, timestamp);
     return role === 'owner' || role === 'writer';
   }
@@ -136,6 +138,11 @@ export class Membership {
       if (role) out.set(did, role);
     }
     return out;
+  }
+
+  /** Who `writer` writes for, by its certificates here; `undefined` for a key of its own. */
+  writer(writer: string): WriterIdentity | undefined {
+    return this.facts.writers.get(writer);
   }
 
   /** The writers tied to `account` here, by DID. */

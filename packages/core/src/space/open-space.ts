@@ -17,10 +17,10 @@ import type { SpaceEntry } from '../registry.js';
 import type { Store } from '../store.js';
 import { createVersion, openWithKeys, type Version } from '../version.js';
 import { type HolderKind, readHolders } from './holders.js';
-import { isCredentialOf } from './member-records.js';
+import { holdsChain, isCredentialOf } from './member-records.js';
 import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
 import { didRecordId } from './record-ids.js';
-import { KEY_COLLECTION, keyRecordId, learnKeys } from './space-keys.js';
+import { KEY_COLLECTION, keptUnread, learnKeys } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
@@ -271,8 +271,17 @@ export class OpenSpace implements SpaceView, MemberView {
     return stood;
   }
 
-  /** Writes a new version of record `id` in `collection`: `null` writes a tombstone. */
-  async write(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+  /**
+   * Writes a new version of record `id` in `collection`: `null` writes a tombstone. It is
+   * sealed under the space's newest key, or `sealKey` (a key record is sealed under the key
+   * before its own, spec 05 §7.4).
+   */
+  async write(
+    collection: string,
+    id: string,
+    body: BodyValue | null,
+    sealKey?: Uint8Array,
+  ): Promise<Version> {
     assertCollectionName(collection);
     if (typeof id !== 'string' || !RECORD_ID.test(id)) {
       throw new MincaError(
@@ -290,7 +299,7 @@ export class OpenSpace implements SpaceView, MemberView {
           `${this.identity.account} may not write in space ${this.id}`,
         );
       }
-      const version = await this.seal(collection, id, body);
+      const version = await this.seal(collection, id, body, sealKey);
       await this.takeIn([version]);
       return version;
     });
@@ -303,20 +312,14 @@ export class OpenSpace implements SpaceView, MemberView {
   async #publishWriter(): Promise<void> {
     const { chain } = this.identity;
     if (chain.length === 0) return;
-    const id = didRecordId(this.writer);
-    const record = this.store.collection(WRITER_COLLECTION)?.records.get(id);
-    const current = record?.winner();
-    if (current && current.author === this.writer && this.#published === current.id) return;
-    if (current && current.author === this.writer) {
-      const version = await this.store.getVersion(current.id);
-      const body = version && openWithKeys(version, this.keys);
-      const known = body && (body as { chain?: Uint8Array[] }).chain;
-      if (known && known.length === chain.length && known.every((c, i) => equal(c, chain[i]!))) {
-        this.#published = current.id;
-        return;
-      }
+    const current = this.store.collection(WRITER_COLLECTION)?.records.get(didRecordId(this.writer));
+    const winner = current?.winner();
+    if (winner && winner.id === this.#published) return;
+    if (winner && (await holdsChain(this, winner, chain))) {
+      this.#published = winner.id;
+      return;
     }
-    const version = await this.seal(WRITER_COLLECTION, id, { chain });
+    const version = await this.seal(WRITER_COLLECTION, didRecordId(this.writer), { chain });
     await this.takeIn([version]);
     this.#published = version.id;
   }
@@ -340,7 +343,12 @@ export class OpenSpace implements SpaceView, MemberView {
   }
 
   /** A new version of record `id` superseding its heads, signed by this node; not stored. */
-  seal(collection: string, id: string, body: BodyValue | null): Promise<Version> {
+  seal(
+    collection: string,
+    id: string,
+    body: BodyValue | null,
+    key: Uint8Array = this.#entry.key,
+  ): Promise<Version> {
     const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
       (m) => m.id,
     );
@@ -354,7 +362,7 @@ export class OpenSpace implements SpaceView, MemberView {
         files: body === null ? [] : fileIdsIn(body),
         body,
       },
-      this.#entry.key,
+      key,
       this.signer,
     );
   }
@@ -399,14 +407,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * is kept, unreadable here, so stores stay level; nothing it says stands here.
    */
   async keptUnread(batch: readonly Version[]): Promise<boolean> {
-    const next = keyRecordId(this.keys.length);
-    const membership = await this.membership();
-    const byOwner = (author: string, at: number) => membership.accountAt(author, at) === this.owner;
-    const held = this.store.collection(KEY_COLLECTION)?.records.get(next);
-    if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
-    return batch.some(
-      (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
-    );
+    return keptUnread(this, await this.membership(), batch);
   }
 
   /**

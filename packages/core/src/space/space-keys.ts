@@ -76,10 +76,7 @@ export function newKeyRecord(
   recipients: readonly string[],
 ): { key: Uint8Array; body: BodyValue } {
   const key = randomKey();
-  const wraps = [...new Set(recipients)]
-    .slice(0, MAX_KEY_RECIPIENTS)
-    .map((did) => [did, wrapKey(space, epoch, did, key)] as [string, Uint8Array]);
-  return { key, body: { epoch, wraps } };
+  return { key, body: keyRecordFor(space, epoch, key, recipients) };
 }
 
 /** Who a new key is wrapped for: every writer of every member now, and each member's account key. */
@@ -135,4 +132,59 @@ export async function learnKeys(
     if (!key) return found;
     found.push(key);
   }
+}
+
+/** Everyone the owner's records of epoch `epoch` wrap the key for. */
+export async function wrappedFor(
+  view: { owner: string; store: import('../store.js').Store; keys: readonly Uint8Array[] },
+  membership: Membership,
+  epoch: number,
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const meta of view.store.collection(KEY_COLLECTION)?.records.get(keyRecordId(epoch))
+    ?.versions ?? []) {
+    if (membership.accountAt(meta.author, meta.timestamp) !== view.owner || meta.deleted) continue;
+    const version = await view.store.getVersion(meta.id);
+    if (!version) continue;
+    try {
+      const wraps = (openWithKeys(version, view.keys) as { wraps?: unknown } | null)?.wraps;
+      if (Array.isArray(wraps))
+        for (const w of wraps) if (Array.isArray(w) && typeof w[0] === 'string') out.add(w[0]);
+    } catch {
+      // A record that won't open wraps for nobody here.
+    }
+  }
+  return out;
+}
+
+/** The body of another record of epoch `epoch` holding `key`, wrapped for `recipients`. */
+export function keyRecordFor(
+  space: string,
+  epoch: number,
+  key: Uint8Array,
+  recipients: readonly string[],
+): BodyValue {
+  const wraps = [...new Set(recipients)]
+    .slice(0, MAX_KEY_RECIPIENTS)
+    .map((did) => [did, wrapKey(space, epoch, did, key)] as [string, Uint8Array]);
+  return { epoch, wraps };
+}
+
+/**
+ * Whether a body that opens under none of `view`'s keys may still be kept: the owner wrote a key
+ * record of an epoch this node has no key for (it was removed), held or in `batch`. It is kept,
+ * unread, so stores stay level; nothing it says stands here.
+ */
+export function keptUnread(
+  view: { owner: string; store: import('../store.js').Store; keys: readonly Uint8Array[] },
+  membership: Membership,
+  batch: readonly import('../version.js').Version[],
+): boolean {
+  const next = keyRecordId(view.keys.length);
+  const byOwner = (author: string, at: number) => membership.accountAt(author, at) === view.owner;
+  const held = view.store.collection(KEY_COLLECTION)?.records.get(next);
+  if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
+  return batch.some(
+    (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
+  );
 }

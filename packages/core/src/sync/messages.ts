@@ -47,8 +47,11 @@ export type Message =
       m?: Uint8Array[];
       r?: Array<[string, string]>;
     }
-  /** Where I am in a space: its fingerprint, and each collection's version count. */
-  | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]> }
+  /**
+   * Where I am in a space: its fingerprint, and each collection's version count. `y`: my last
+   * session with you ended and nothing I asked of you is outstanding (I am synced with you).
+   */
+  | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]>; y?: true }
   /** One Negentropy message of a reconciliation of one collection. */
   | { t: 'neg'; s: string; c: string; m: Uint8Array }
   /** The ids of versions I want; `q` numbers the want. */
@@ -165,9 +168,11 @@ export function decodeMessage(frame: Uint8Array): Message {
             }),
       };
     case 'hello':
-      exactKeys(m, ['t', 's', 'f', 'c']);
+      exactKeys(m, ['t', 's', 'f', 'c'], ['y']);
+      if (m.y !== undefined && m.y !== true) bad('y must be true');
       return {
         t: 'hello',
+        ...(m.y ? { y: true as const } : {}),
         s: space(m.s),
         f: bytes(m.f, 16, 'fingerprint', 16),
         c: list(m.c, 4096, 'collections').map((e) => {

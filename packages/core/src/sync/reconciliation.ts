@@ -49,6 +49,8 @@ export interface Reconciled {
   want(ids: readonly string[], first?: boolean): void;
   /** Takes in the waiting versions whose author may now write; with `final`, refuses the rest. */
   recheckWaiting(final: boolean): Promise<void>;
+  /** A session this side started ended. */
+  sessionEnded(): void;
 }
 
 interface Session {
@@ -142,6 +144,7 @@ export class Reconciliation {
       await this.#systemLevel();
       this.reconciled = true;
       if (this.#rerun) await this.start();
+      else this.sync.sessionEnded();
       return;
     }
     if (!isSystemCollection(collection)) await this.#systemLevel();

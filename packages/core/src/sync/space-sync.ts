@@ -51,6 +51,10 @@ export class SpaceSync implements Reconciled {
   /** Versions whose author may not write by what we hold yet: the grant may be on its way. */
   readonly #waiting = new Map<string, Version>();
   readonly #reconciliation: Reconciliation;
+  /** The starter's last hello said its session ended with nothing outstanding. */
+  #peerSynced = false;
+  /** The fingerprint of that hello. */
+  #syncedPrint: string | undefined;
 
   constructor(
     readonly space: SpaceView,
@@ -68,7 +72,9 @@ export class SpaceSync implements Reconciled {
     const level =
       this.peerPrint !== undefined && toHex(this.peerPrint) === this.space.store.fingerprint();
     const outstanding = this.fetching() || this.#reconciliation.running || this.#waiting.size > 0;
-    const synced = (this.#reconciliation.reconciled && !outstanding) || level;
+    // The side that answers learns from the starter's hello that its session ended.
+    const reconciled = this.#reconciliation.reconciled || this.#peerSynced;
+    const synced = (reconciled && !outstanding) || level;
     return {
       did: this.channel.peer,
       ...(this.channel.peerWriter !== this.channel.peer ? { writer: this.channel.peerWriter } : {}),
@@ -78,13 +84,28 @@ export class SpaceSync implements Reconciled {
     };
   }
 
-  /** Tells the peer where this node stands: the fingerprint, and each collection's count. */
+  /**
+   * Tells the peer where this node stands: the fingerprint, and each collection's count; the
+   * starter adds that it is synced, once a session ended with nothing outstanding.
+   */
   hello(): void {
     const store = this.space.store;
     const counts = store
       .collectionNames()
       .map((c) => [c, store.collection(c)!.versions.size] as [string, number]);
-    this.channel.send({ t: 'hello', s: this.id, f: fromHex(store.fingerprint()), c: counts });
+    const synced =
+      this.channel.starter &&
+      this.#reconciliation.reconciled &&
+      !this.#reconciliation.running &&
+      !this.fetching() &&
+      this.#waiting.size === 0;
+    this.channel.send({
+      t: 'hello',
+      s: this.id,
+      f: fromHex(store.fingerprint()),
+      c: counts,
+      ...(synced ? { y: true as const } : {}),
+    });
   }
 
   /** Routes one message of this space. */
@@ -108,11 +129,25 @@ export class SpaceSync implements Reconciled {
   async #onHello(m: Extract<Message, { t: 'hello' }>): Promise<void> {
     this.peerPrint = m.f;
     this.peerCounts = m.c;
-    if (toHex(m.f) === this.space.store.fingerprint()) return;
+    const print = toHex(m.f);
+    // A starter synced twice at one fingerprint: what still differs is what one side refuses.
+    let settled = false;
+    if (!this.channel.starter) {
+      this.#peerSynced = m.y === true;
+      settled = m.y === true && this.#syncedPrint === print;
+      this.#syncedPrint = m.y === true ? print : undefined;
+    }
+    if (print === this.space.store.fingerprint()) return;
     // Not level: the starter reconciles; the other side answers with where it stands, so the
-    // starter learns of the difference now rather than at its next heartbeat.
+    // starter learns of the difference now rather than at its next heartbeat — unless the
+    // starter is settled, when answering would only start a session that finds the same.
     if (this.channel.starter) await this.#reconciliation.start();
-    else this.hello();
+    else if (!settled) this.hello();
+  }
+
+  /** The session just ended: the starter tells the peer, which can then say it is synced too. */
+  sessionEnded(): void {
+    if (!this.fetching() && this.#waiting.size === 0) this.hello();
   }
 
   /** Ids queued or asked for and not answered yet. */

@@ -2,27 +2,16 @@
 // peer that has the file, each for other chunks, each peer answering at most 4 chunks a request
 // with at most 2 requests out; a hostile peer that serves wrong chunks is dropped for the file,
 // the file still arrives whole from the others, and nothing wrong is stored.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_BYTES } from '../../src/files/chunks.js';
 import type { MincaNode } from '../../src/node.js';
 import { decodeMessage, encodeMessage, type Message } from '../../src/sync/messages.js';
 import type { Transport } from '../../src/sync/transport.js';
-import { sharedSpace } from '../sync-helpers.js';
-import { drive, useFakeClock, within } from './clock.js';
-import { link, nodeWith, same, sample } from './files-helpers.js';
+import { nodeFixture, sharedSpace } from '../sync-helpers.js';
+import { drive, within } from './clock.js';
+import { link, same, sample } from './files-helpers.js';
 
-let nodes: MincaNode[] = [];
-const make = async (config = {}) => {
-  const node = await nodeWith(config);
-  nodes.push(node);
-  return node;
-};
-beforeEach(() => useFakeClock());
-afterEach(async () => {
-  for (const n of nodes) await n.close();
-  nodes = [];
-  vi.useRealTimers();
-});
+const { make } = nodeFixture({ fakeClock: true });
 
 const fingerprint = async (n: MincaNode, s: string) => (await n.spaces.status(s)).fingerprint;
 const level = (a: MincaNode, b: MincaNode, s: string) =>

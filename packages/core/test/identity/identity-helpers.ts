@@ -25,19 +25,25 @@ export class TestAccount {
 
   /**
    * What a node of this account needs: a fresh writer key certified by a new device (or, with
-   * `spaces`, by the root, limited to those spaces: an app's key).
+   * `spaces` or `reader`, by the root, limited to those spaces or to reading: an app's or an
+   * agent's key).
    */
   async node(
-    options: { spaces?: string[]; device?: { key: SigningKey; cert: { bytes: Uint8Array } } } = {},
+    options: {
+      spaces?: string[];
+      reader?: boolean;
+      device?: { key: SigningKey; cert: { bytes: Uint8Array } };
+    } = {},
   ): Promise<Pick<NodeConfig, 'key' | 'certificates'> & { device?: string }> {
     const writer = SigningKey.generate();
-    if (options.spaces) {
+    if (options.spaces || options.reader) {
       const cert = await issueCertificate(this.root, {
         kind: 'writer',
         subject: writer.did,
         account: this.root.did,
         issued: Date.now(),
-        spaces: options.spaces,
+        ...(options.spaces ? { spaces: options.spaces } : {}),
+        ...(options.reader ? { role: 'reader' as const, label: 'agent' } : {}),
       });
       return { key: writer, certificates: [cert.bytes] };
     }

@@ -108,6 +108,41 @@ describe('writers of an account', () => {
     expect(await texts(home, allowed.id)).toEqual(['in the allowed space']);
   });
 
+  it('a writer certified only to read writes nothing that stands, and tells who it writes for', async () => {
+    const account = new TestAccount();
+    const home = await make(await account.node({ device: await account.device('laptop') }));
+    const space = await home.spaces.create();
+    const agent = await make(await account.node({ reader: true }));
+    await agent.spaces.join(await home.spaces.share(space.id, account.did));
+    connect(home, agent);
+    await home.records.put(space.id, 'app.post', { text: 'for the agent to read' });
+    await until(async () => (await texts(agent, space.id)).length === 1, 5000, 'the agent reads');
+    await expect(agent.records.put(space.id, 'app.post', { text: 'nope' })).rejects.toMatchObject({
+      code: 'not_authorized',
+    });
+    expect(await home.spaces.writerOf(space.id, home.writer)).toEqual({
+      account: account.did,
+      device: expect.stringMatching(/^did:key:/),
+      deviceLabel: 'laptop',
+      revoked: false,
+    });
+    await until(
+      async () => (await home.spaces.writerOf(space.id, agent.writer)).account === account.did,
+      5000,
+      'the agent’s writer record to reach the home',
+    );
+    expect(await home.spaces.writerOf(space.id, agent.writer)).toMatchObject({
+      account: account.did,
+      label: 'agent',
+      revoked: false,
+    });
+    const stranger = SigningKey.generate().did;
+    expect(await home.spaces.writerOf(space.id, stranger)).toEqual({
+      account: stranger,
+      revoked: false,
+    });
+  });
+
   it('a forged or broken chain of certificates is refused at the start', async () => {
     const account = new TestAccount();
     const { key, certificates } = await account.node();
@@ -172,6 +207,26 @@ describe('invites', () => {
 });
 
 describe('a member who leaves', () => {
+  it('a member whose acceptance reaches the owner after a key change gets the new key', async () => {
+    const owner = await make();
+    const late = await make();
+    const leaves = await make();
+    const space = await owner.spaces.create();
+    await owner.spaces.setRole(space.id, leaves.did, 'writer');
+    await leaves.spaces.join(await owner.spaces.share(space.id, leaves.did));
+    // Late accepts an invite while apart from the owner.
+    await late.spaces.join(await owner.spaces.invite(space.id));
+    // The key changes before the owner hears of the acceptance.
+    await owner.spaces.removeMember(space.id, leaves.did);
+    const after = await owner.records.put(space.id, 'app.post', { text: 'after the change' });
+    connect(owner, late);
+    await until(
+      async () => (await late.records.get(space.id, 'app.post', after.id)) !== undefined,
+      5000,
+      'the late member to read under the new key',
+    );
+  });
+
   it('cannot open what is written after, while the members left read everything', async () => {
     const owner = await make();
     const stays = await make();

@@ -8,7 +8,7 @@
  */
 import { type EntryWrite, type StorageAdapter, writeCommit } from '@minca/core';
 import { makeCheckedValue } from '@minca/core/testing';
-import { directoryStores } from '../../src/index.ts';
+import { directoryStores } from '../../src/node.ts';
 
 const [dir, seed] = process.argv.slice(2) as [string, string];
 const stores = directoryStores(dir, { sync: false });
