@@ -1,8 +1,8 @@
 // Holders of one account (a fleet of hosts, spec 06 §6), refusals named per space on the wire,
 // a space known elsewhere held under its record, and file chunks counted by a holder's policy.
 import { describe, expect, it } from 'vitest';
-import type { DataOffer, HoldingPolicy } from '../src/hosting/holding-policy.js';
 import { encodeCbor } from '../src/encoding.js';
+import type { DataOffer, HoldingPolicy } from '../src/hosting/holding-policy.js';
 import { issueCertificate } from '../src/identity/certificate.js';
 import { SigningKey } from '../src/keys.js';
 import { createNode, type MincaNode } from '../src/node.js';

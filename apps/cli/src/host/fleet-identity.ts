@@ -8,8 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeCertificate, issueCertificate, SigningKey, verifyChain } from '@minca/core';
-import { writeFileAtomic } from '../secure-files.js';
 import { CliError, EXIT } from '../cli-error.js';
+import { writeFileAtomic } from '../secure-files.js';
 
 export const FLEET_CERT_FILE = 'fleet.cert';
 

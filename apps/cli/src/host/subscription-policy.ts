@@ -106,8 +106,10 @@ export class SubscriptionPolicy implements HoldingPolicy {
   async spaceHeld(record: HeldSpaceRecord): Promise<void> {
     this.#account.set(record.space, record.offeredBy);
     if (!this.#versions.has(record.space)) this.#versions.set(record.space, 0);
-    // The fleet's record lets any host hold the space under the same key and account.
-    await this.fleet?.recordHeld(record).catch(this.onFleetError);
+    // The fleet's record lets any host hold the space under the same key and account. Written
+    // beside the admission, not before it: a bucket that is slow or down holds up no member
+    // (a record not written is written at the next refresh).
+    void this.fleet?.recordHeld(record).catch(this.onFleetError);
   }
 
   async acceptSpace(offer: SpaceOffer): Promise<string | undefined> {

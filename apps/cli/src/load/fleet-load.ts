@@ -267,7 +267,7 @@ function forkClients(): ClientProcess {
 /**
  * At `when`, kills the first host with SIGKILL and starts an empty one on its address; the
  * client processes measure, for each client the dead host served, how long until a host
- * serves it again (its link's peer shares its space and is synced with it).
+ * serves it again (its link's peer shares its space: a host holds it for the client again).
  */
 async function killAndReplace(
   hosts: HostProcess[],
