@@ -23,15 +23,20 @@ const pnpm = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packag
 )[1];
 if (output('pnpm --version') !== pnpm) run(`npm install -g pnpm@${pnpm}`);
 
-// System packages the tests need (a real Chromium for the browser tests).
+// System packages the tests need: a real Chromium for the browser tests, and ffmpeg, which
+// makes the demo's test video.
 const wantsApt = process.argv.includes('--with-system-deps');
-if (wantsApt && !existsSync('/usr/bin/chromium')) {
+const missing = [
+  existsSync('/usr/bin/chromium') ? undefined : 'chromium',
+  output('command -v ffmpeg') ? undefined : 'ffmpeg',
+].filter(Boolean);
+if (wantsApt && missing.length > 0) {
   if (process.platform === 'linux' && output('command -v apt-get')) {
     const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
-    run(`${sudo}apt-get update -qq && ${sudo}apt-get install -y -qq chromium`);
+    run(`${sudo}apt-get update -qq && ${sudo}apt-get install -y -qq ${missing.join(' ')}`);
   } else {
-    // No apt here: the browser tests are skipped (and fail on CI) until Chromium is installed.
-    console.warn('bootstrap: no /usr/bin/chromium and no apt-get: install Chromium there yourself');
+    // No apt here: the browser tests are skipped (and fail on CI) until these are installed.
+    console.warn(`bootstrap: no apt-get to install ${missing.join(', ')}: install them yourself`);
   }
 }
 

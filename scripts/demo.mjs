@@ -3,7 +3,8 @@
 // SIGHUP, or until whoever started this ends. The server and the host run in a process group
 // of their own, which this stops as a whole, so nothing is left holding the ports.
 //
-//   npm run demo -- [--port 5173] [--host-port 8787] [--data apps/demo/.data] [--reset]
+//   npm run demo -- [--port 5173] [--host-port 8787] [--companion-port 5174]
+//                   [--data apps/demo/.data] [--reset]
 //   pnpm start   -- the same, without the install
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ const { values } = parseArgs({
   options: {
     port: { type: 'string', default: '5173' },
     'host-port': { type: 'string', default: '8787' },
+    'companion-port': { type: 'string', default: '5174' },
     data: { type: 'string', default: join(root, 'apps/demo/.data') },
     reset: { type: 'boolean', default: false },
     'no-install': { type: 'boolean', default: false },
@@ -50,6 +52,8 @@ const server = spawn(
     values.port,
     '--host-port',
     values['host-port'],
+    '--companion-port',
+    values['companion-port'],
     '--data',
     data,
   ],

@@ -1,6 +1,6 @@
 /**
- * Serves the built app (dist/app), `/config.json`, which tells the page where its host is and
- * who it is, `POST /subscribe` (an account's DID as the body), which lets that account keep
+ * Serves the built app (dist/app) or the companion app, `/config.json`, which tells the page
+ * where its host is and who it is (and the companion where its account home is), `POST /subscribe` (an account's DID as the body), which lets that account keep
  * spaces on the local host, and short invite links' sealed bytes (`POST /invites`,
  * `GET /invites/<id>`, see invites.ts).
  */
@@ -68,6 +68,11 @@ export async function serveApp(options: {
   invites?: InviteStore;
   port?: number;
   hostname?: string;
+  /**
+   * More for `/config.json`, given the host name the page was reached at: the companion app is
+   * told where its account home is.
+   */
+  config?: (at: string) => Record<string, unknown>;
 }): Promise<AppServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(async (req, res) => {
@@ -114,7 +119,7 @@ export async function serveApp(options: {
           ? undefined
           : { sync: `ws://${at}:${running.port}`, did: running.did, subscribe: '/subscribe' };
       res.writeHead(200, { 'content-type': TYPES['.json'], 'cache-control': 'no-store' });
-      return res.end(JSON.stringify({ host }));
+      return res.end(JSON.stringify({ ...options.config?.(at), host }));
     }
     // normalize keeps the path inside root: "/../x" becomes "/x".
     const file = join(options.root, normalize(path === '/' ? '/index.html' : path));

@@ -1,16 +1,16 @@
 /**
  * Accounts kept in this browser (seed, "IndexedDB"): each in `minca-accounts` (object store
- * `accounts`), its key's secret in `minca-device-keys` (object store `keys`), both keyed by the
- * account id. The account's stores are `minca:accounts:<id>:stores:<path>`.
+ * `accounts`), its keys in `minca-device-keys` (object store `keys`, see device-keys.ts), both
+ * keyed by the account id. The account's stores are `minca:accounts:<id>:stores:<path>`.
  */
-import { SigningKey } from '@minca/core';
 import type { PreparedImage } from '@minca/std';
 import { openDB } from 'idb';
+import { createKeys, deleteKeys, type Signer } from './device-keys.js';
 
 export interface Account {
   /** Six base-36 characters, such as `k3x9q2`: short enough for a database name. */
   id: string;
-  /** The account's root DID, which its node signs as. */
+  /** The account's DID: its root key's. Its node signs with a writer key certified for it. */
   did: string;
   /** The person's name, written into each space they are in as their `std.profile`. */
   name: string;
@@ -19,25 +19,42 @@ export interface Account {
   created: number;
   /** Where its data lives: IndexedDB (the default), or a data folder the person picked. */
   storage?: 'indexeddb' | 'folder';
+  /** Apps the person connected to this account (spec 05 §18), latest last. */
+  apps?: ConnectedApp[];
+}
+
+/** An app connected to the account: who it is, its writer key, and the spaces it may use. */
+export interface ConnectedApp {
+  origin: string;
+  name: string;
+  /** The DID of the app's own writer key, which the root certified. */
+  writer: string;
+  spaces: string[];
+  connected: number;
+  /** When the person disconnected it: from then on its key's versions don't stand. */
+  disconnected?: number;
 }
 
 const ACCOUNTS_DB = 'minca-accounts';
-const KEYS_DB = 'minca-device-keys';
 
 const accountsDb = () =>
   openDB(ACCOUNTS_DB, 1, { upgrade: (db) => void db.createObjectStore('accounts') });
-const keysDb = () => openDB(KEYS_DB, 1, { upgrade: (db) => void db.createObjectStore('keys') });
 
 /** An account's data path; in IndexedDB its stores are `minca:` and this, `/` as `:`. */
 export const dataPath = (id: string) => `accounts/${id}/stores`;
 export const storesPrefix = (id: string) => `minca:${dataPath(id).replaceAll('/', ':')}`;
 
 /**
- * The key a data folder's registry is sealed under: derived from the account's key (HKDF), so
- * every device of the account opens the same folder.
+ * The key a data folder's registry is sealed under, derived from the account's root without
+ * reading it: Ed25519 signatures are deterministic (RFC 8032), so the root's signature of a
+ * fixed message is a secret only a holder of the root can make, the same on every device that
+ * has it. HKDF turns it into the key.
  */
-export async function folderLocalKey(secret: Uint8Array): Promise<Uint8Array> {
-  const ikm = await crypto.subtle.importKey('raw', secret.slice(), 'HKDF', false, ['deriveBits']);
+export async function folderLocalKey(root: Signer): Promise<Uint8Array> {
+  const signature = await root.sign(new TextEncoder().encode('minca-demo/data-folder-key/v1'));
+  const ikm = await crypto.subtle.importKey('raw', signature.slice(), 'HKDF', false, [
+    'deriveBits',
+  ]);
   const bits = await crypto.subtle.deriveBits(
     {
       name: 'HKDF',
@@ -66,28 +83,17 @@ export async function listAccounts(): Promise<Account[]> {
   }
 }
 
-/** Makes an account: a fresh key, kept in this browser. */
+/** Makes an account: its root, this device's key and a writer key, kept in this browser. */
 export async function createAccount(
   name: string,
   storage: Account['storage'] = 'indexeddb',
 ): Promise<Account> {
   const trimmed = name.trim();
   if (!trimmed) throw new TypeError('an account needs a name');
-  const key = SigningKey.generate();
-  const account: Account = {
-    id: accountId(),
-    did: key.did,
-    name: trimmed,
-    created: Date.now(),
-    storage,
-  };
-  // The key first: an account listed without its key could never sign.
-  const keys = await keysDb();
-  try {
-    await keys.put('keys', key.exportSecret(), account.id);
-  } finally {
-    keys.close();
-  }
+  const id = accountId();
+  // The keys first: an account listed without its keys could never sign.
+  const did = await createKeys(id);
+  const account: Account = { id, did, name: trimmed, created: Date.now(), storage };
   const db = await accountsDb();
   try {
     await db.put('accounts', account, account.id);
@@ -118,13 +124,50 @@ export async function updateAccount(
   }
 }
 
-/** The account's signing key, or `undefined` when this browser does not hold it. */
-export async function accountKey(id: string): Promise<SigningKey | undefined> {
-  const keys = await keysDb();
+/** Remembers that `app` was connected to account `id`. */
+export async function rememberApp(id: string, app: ConnectedApp): Promise<void> {
+  const db = await accountsDb();
   try {
-    const secret = (await keys.get('keys', id)) as Uint8Array | undefined;
-    return secret ? SigningKey.fromSecret(secret) : undefined;
+    const account = (await db.get('accounts', id)) as Account | undefined;
+    if (!account) throw new TypeError(`account ${id} is not in this browser`);
+    await db.put('accounts', { ...account, apps: [...(account.apps ?? []), app] }, id);
   } finally {
-    keys.close();
+    db.close();
   }
+}
+
+/** Notes that the app with writer key `writer` was disconnected from account `id` at `at`. */
+export async function disconnectedApp(id: string, writer: string, at: number): Promise<void> {
+  const db = await accountsDb();
+  try {
+    const account = (await db.get('accounts', id)) as Account | undefined;
+    if (!account) throw new TypeError(`account ${id} is not in this browser`);
+    const apps = (account.apps ?? []).map((a) =>
+      a.writer === writer ? { ...a, disconnected: at } : a,
+    );
+    await db.put('accounts', { ...account, apps }, id);
+  } finally {
+    db.close();
+  }
+}
+
+/** Gives account `id` as this browser holds it now. */
+export async function getAccount(id: string): Promise<Account | undefined> {
+  const db = await accountsDb();
+  try {
+    return (await db.get('accounts', id)) as Account | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/** Forgets account `id` in this browser: its entry and its keys (not its stores). */
+export async function removeAccount(id: string): Promise<void> {
+  const db = await accountsDb();
+  try {
+    await db.delete('accounts', id);
+  } finally {
+    db.close();
+  }
+  await deleteKeys(id);
 }

@@ -46,6 +46,11 @@ export function saveLimits(account: string, limits: FileLimitsView): void {
   );
 }
 
+/** Forgets the account's choices (the account is forgotten in this browser). */
+export function forgetLimits(account: string): void {
+  localStorage.removeItem(storageKey(account));
+}
+
 export function formatBytes(n: number): string {
   if (n < KiB) return `${n} B`;
   if (n < MiB) return `${(n / KiB).toFixed(0)} KiB`;

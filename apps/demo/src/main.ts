@@ -4,8 +4,9 @@
  * address goes to the account last used here. Local data renders first; the host comes after.
  */
 import { type Account, listAccounts } from './accounts.js';
-import { loadLimits } from './file-limits.js';
+import { forgetLimits, loadLimits } from './file-limits.js';
 import { hostConfig, NodeClient } from './node-client.js';
+import { renderConnect } from './ui/connect-view.js';
 import { h } from './ui/dom.js';
 import { ensureFolder } from './ui/folder-view.js';
 import { renderJoin } from './ui/join-view.js';
@@ -67,6 +68,11 @@ async function show(): Promise<void> {
   network.space(undefined, false);
   const params = new URLSearchParams(location.hash.slice(1));
   const accounts = await listAccounts();
+  // An app on another origin asks to connect (it opened this window).
+  if (params.has('connect')) {
+    await renderConnect(main, { accounts, client: openClient });
+    return;
+  }
   const token = params.get('join');
   if (token) {
     await renderJoin(main, token, {
@@ -107,7 +113,13 @@ async function show(): Promise<void> {
   const c = await openClient(account);
   const space = params.get('s');
   if (!space) {
-    await renderSpaces(main, account, c, go);
+    await renderSpaces(main, account, c, go, () => {
+      // Nothing of the account is left here: its node is closed, its data and keys deleted.
+      clients.delete(account.id);
+      if (localStorage.getItem(LAST_ACCOUNT) === account.id) localStorage.removeItem(LAST_ACCOUNT);
+      forgetLimits(account.id);
+      location.replace('#accounts');
+    });
     return;
   }
   view = renderSpace(main, c, account.id, space, (sync) => network.space(sync, true), [

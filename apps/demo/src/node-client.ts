@@ -19,7 +19,7 @@ type Args<M extends Method> = Parameters<NodeApi[M]>;
 type Result<M extends Method> = Awaited<ReturnType<NodeApi[M]>>;
 
 interface PortLike {
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
   onmessage: ((event: MessageEvent) => void) | null;
 }
 
@@ -154,12 +154,18 @@ export class NodeClient {
     if (!known && this.#worker) this.#tellTabs(space, { take: true });
   }
 
-  #send(method: Method, args: unknown[]): Promise<unknown> {
+  #send(method: Method, args: unknown[], transfer: Transferable[] = []): Promise<unknown> {
     const call = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(call, { resolve, reject });
-      this.#port!.postMessage({ call, method, args });
+      (this.#port as MessagePort).postMessage({ call, method, args }, transfer);
     });
+  }
+
+  /** Hands `port` to the node, which syncs `spaces` with the app at its other end. */
+  async connectApp(port: MessagePort, spaces: string[]): Promise<void> {
+    await this.#ready;
+    await this.#send('connectApp', [port, spaces], [port]);
   }
 
   async call<M extends Method>(method: M, ...args: Args<M>): Promise<Result<M>> {
@@ -181,6 +187,15 @@ export class NodeClient {
     this.did = opened.did;
     this.opened = opened;
     return opened;
+  }
+
+  /**
+   * Hands `port` to the node's worker, which answers the service worker's media reads on it
+   * (media-protocol.ts). In tab mode it goes to the worker running now.
+   */
+  async connectMedia(port: MessagePort): Promise<void> {
+    await this.#ready;
+    this.#port!.postMessage({ media: true }, [port]);
   }
 
   on(listener: Listener): () => void {

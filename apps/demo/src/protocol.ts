@@ -3,6 +3,7 @@
  * and events the worker sends every tab. Everything here survives structured cloning. Tabs see
  * no keys: a picture's file is named by id, and the worker reads it for them.
  */
+import type { SpaceTicket } from '@minca/core';
 import type { PreparedImage } from '@minca/std';
 
 /** A file a record names, as this device holds it. */
@@ -34,12 +35,38 @@ export interface PostView {
   /** May be empty when there is a photo. */
   text: string;
   photo?: PictureView;
+  video?: VideoView;
+}
+
+/** A post's video (worker/video-body.ts): played through the service worker, by range. */
+export interface VideoView {
+  mime: string;
+  width: number;
+  height: number;
+  /** ms, when known. */
+  duration?: number;
+  file: FileView;
+  /** A frame of it, a small picture shown before it plays. */
+  poster?: PictureView;
 }
 
 /** A photo to post, made ready in the tab (`prepareImage`): the worker adds its files. */
 export interface NewPhoto {
   image: PreparedImage;
   name: string;
+}
+
+/** A video to post, made ready in the tab (`prepareVideo`): the worker adds its files. */
+export interface NewVideo {
+  /** The file the person picked: the worker reads it, the tab never holds its bytes. */
+  file: Blob;
+  name: string;
+  mime: string;
+  width: number;
+  height: number;
+  /** ms. */
+  duration?: number;
+  poster?: PreparedImage;
 }
 
 /** The device's file limits, bytes per space (Infinity allowed): see `node.setFileLimits`. */
@@ -53,6 +80,8 @@ export interface ProfileView {
   did: string;
   name: string;
   avatar?: PictureView;
+  /** The owner removed them: no longer in the space, their earlier posts still theirs. */
+  removed?: true;
 }
 
 export interface SpaceView {
@@ -83,8 +112,8 @@ export interface SyncView {
   /** Posts written here that the host may not have yet (none once level with it). */
   waiting: number;
   /**
-   * For the owner: invite links accepted by more than one account (a forwarded link), each
-   * with the accounts that joined with it, earliest first. Each of them has the role.
+   * For the owner: invite links accepted by more than one account still in the space (a
+   * forwarded link), each with those accounts, earliest first. Each of them has the role.
    */
   reused: Array<{ accounts: string[] }>;
 }
@@ -120,6 +149,12 @@ export interface Invite {
   from: { did: string; name: string };
 }
 
+/** A space handed to a connected app: what it joins with, and its name to show. */
+export interface AppSpace {
+  ticket: SpaceTicket;
+  name: string;
+}
+
 export interface Opened {
   did: string;
   instance: string;
@@ -135,17 +170,29 @@ export interface NodeApi {
   /** Joins with an invite code, and writes the account's profile in the space. */
   join(code: string): Promise<SpaceView>;
   posts(space: string, limit: number): Promise<PostView[]>;
-  post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView>;
+  /** A post with text, and a photo or a video. */
+  post(
+    space: string,
+    text: string,
+    photo: NewPhoto | undefined,
+    video?: NewVideo,
+  ): Promise<PostView>;
   /**
-   * The bytes of a post's picture or its thumbnail, or of a person's avatar, fetched from peers
-   * when not here (progress events).
+   * The bytes of a post's picture or its thumbnail, or its video's poster, or of a person's
+   * avatar, fetched from peers when not here (progress events).
    */
   readPicture(
     space: string,
-    of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
+    of: { post: string; part: 'file' | 'thumbnail' | 'poster' } | { profile: string },
   ): Promise<Uint8Array>;
   setFileLimits(limits: FileLimitsView): Promise<void>;
+  /** The profiles in the space, of those in it and of those the owner removed. */
   profiles(space: string): Promise<ProfileView[]>;
+  /**
+   * Owner only: takes `did`'s role away from now on (what they wrote stays) and changes the
+   * space's key, so they can't read what comes after (`spaces.removeMember`).
+   */
+  removeMember(space: string, did: string): Promise<void>;
   /** The account's name and avatar, written in every space it is in. */
   setProfile(name: string, avatar: PreparedImage | undefined): Promise<void>;
   sync(space: string): Promise<SyncView>;
@@ -153,6 +200,24 @@ export interface NodeApi {
   setOnline(online: boolean): Promise<void>;
   /** Where the host is, once the page knows: the node opens and reads before any network. */
   setHost(host: HostConfig | undefined): Promise<void>;
+  /**
+   * Closes the node and deletes the account's copy in this browser: its `minca:` databases,
+   * its keys and its entry (not a data folder's `minca-pod:` stores). Gives the databases
+   * deleted. The node is gone after it.
+   */
+  forget(): Promise<string[]>;
+  /**
+   * Takes in the root's revocation of a key of the account (a connected app's): kept in every
+   * space the node writes in, and the spaces it owns change key (`spaces.revoke`).
+   */
+  revoke(statement: Uint8Array): Promise<void>;
+  /** What a connected app needs of `spaces` to join them (the account's tickets). */
+  shareWithApp(spaces: string[]): Promise<AppSpace[]>;
+  /**
+   * Syncs with a connected app over `port` (transferred), sharing only `spaces`: the home
+   * hands over the spaces' own records this way (spec 05 §18.2).
+   */
+  connectApp(port: MessagePort, spaces: string[]): Promise<void>;
 }
 
 export type Method = keyof NodeApi;

@@ -4,8 +4,9 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions } from '@minca/test-chromium';
 import { type Browser, chromium } from 'playwright-core';
@@ -38,6 +39,23 @@ export async function buildApp(): Promise<string> {
   return outDir;
 }
 
+const COMPANION = dirname(createRequire(import.meta.url).resolve('@minca/companion/package.json'));
+
+/** Builds the companion app (apps/companion) into its test-artifacts/app; its warnings too. */
+export async function buildCompanion(): Promise<string> {
+  const outDir = join(COMPANION, 'test-artifacts', 'app');
+  const logger = createLogger('warn');
+  logger.warn = (message) => void buildWarnings.push(`companion: ${message}`);
+  logger.warnOnce = (message) => void buildWarnings.push(`companion: ${message}`);
+  await build({
+    root: COMPANION,
+    configFile: join(COMPANION, 'vite.config.ts'),
+    customLogger: logger,
+    build: { outDir, emptyOutDir: true },
+  });
+  return outDir;
+}
+
 export function launch(): Promise<Browser> {
   // Playwright gives the browser a fresh temporary profile, and each context its own storage.
   return chromium.launch(chromiumLaunchOptions());
@@ -58,13 +76,16 @@ export function heldSpaces(dataDir: string): Promise<Array<{ id: string; version
 export interface Stack {
   host: RunningHost;
   app: AppServer;
+  /** The companion app, on a port (an origin) of its own, when asked for. */
+  companion?: AppServer;
   dataDir: string;
   /** Stops the host, keeping its data, and starts it again on the same port. */
   restartHost(stopped?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startStack(root: string): Promise<Stack> {
+/** The host, the app's server, and with `companion` (its build) the companion's server. */
+export async function startStack(root: string, companionRoot?: string): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'minca-demo-host-'));
   let host = await startHost({ dataDir });
   const app = await serveApp({
@@ -72,7 +93,15 @@ export async function startStack(root: string): Promise<Stack> {
     host: () => host,
     invites: inviteStore(join(dataDir, 'invites')),
   });
+  const companion = companionRoot
+    ? await serveApp({
+        root: companionRoot,
+        host: () => host,
+        config: (at) => ({ home: `http://${at}:${app.port}/` }),
+      })
+    : undefined;
   return {
+    companion,
     get host() {
       return host;
     },
@@ -85,6 +114,7 @@ export async function startStack(root: string): Promise<Stack> {
       host = await startHost({ dataDir, port });
     },
     async close() {
+      await companion?.close();
       await app.close();
       await host.close();
       rmSync(dataDir, { recursive: true, force: true });

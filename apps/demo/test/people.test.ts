@@ -48,6 +48,7 @@ run('three people in Chromium', () => {
   let ada: Page;
   let bo: Page;
   let cy: Page;
+  let dee: Page;
   let link: string;
 
   beforeAll(async () => {
@@ -257,7 +258,7 @@ run('three people in Chromium', () => {
   it('Ada is told when her first link was passed on and used by a second person', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     contexts.push(context);
-    const dee = await context.newPage();
+    dee = await context.newPage();
     await dee.goto(link);
     await dee.getByRole('heading', { name: 'Ada invites you to Friends' }).waitFor(WAIT);
     await dee.getByLabel('Your name').fill('Dee');
@@ -271,5 +272,67 @@ run('three people in Chromium', () => {
     expect(await bo.locator('#invite-alerts').textContent()).toBe('');
     await accessible(ada);
     await shot(ada, '16-ada-invite-reused');
+    // The first to use the link lost nothing: Bo is still in, and his photo stands for all.
+    await cy.getByRole('link', { name: 'Friends' }).click();
+    await cy.locator('main[data-rendered="true"]').waitFor(WAIT);
+    for (const page of [ada, bo, cy, dee]) {
+      await expect.poll(() => authors(page), WAIT).toContain('Bo');
+      await page.locator('#feed img.photo').first().waitFor(WAIT);
+    }
+    await expect
+      .poll(async () => (await people(bo)).sort(), WAIT)
+      .toEqual(['Ada', 'Bo', 'Cy', 'Dee']);
+  });
+
+  it('Ada removes Dee, after saying what it does; what Dee posts after shows to nobody', async () => {
+    await dee.getByLabel('Write a post').fill('Hi, I am Dee');
+    await dee.getByRole('button', { name: 'Post', exact: true }).click();
+    for (const page of [ada, bo, cy]) {
+      await expect.poll(() => postTexts(page), WAIT).toContain('Hi, I am Dee');
+    }
+    // Dee is offline when she is removed, so her next post is written before she knows.
+    await dee.getByRole('button', { name: 'Go offline' }).click();
+    await ada.getByRole('button', { name: 'Remove Dee', exact: true }).click();
+    const dialog = ada.locator('#confirm');
+    await dialog.waitFor(WAIT);
+    expect(await dialog.getByRole('heading').textContent()).toBe('Remove Dee from Friends?');
+    // Cancel is where focus starts: Enter alone removes nobody.
+    expect(await ada.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await accessible(ada);
+    await shot(ada, '17-ada-remove-dee');
+    await dialog.getByRole('button', { name: 'Remove Dee' }).click();
+    await dialog.waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(async () => (await people(ada)).sort(), WAIT).toEqual(['Ada', 'Bo', 'Cy']);
+    await expect.poll(() => ada.locator('#invite-alerts').textContent(), WAIT).toBe('');
+
+    await dee.getByLabel('Write a post').fill('Am I still in?');
+    await dee.getByRole('button', { name: 'Post', exact: true }).click();
+    await expect.poll(() => postTexts(dee), WAIT).toContain('Am I still in?');
+    await ada.getByLabel('Write a post').fill('Only the three of us now');
+    await ada.getByRole('button', { name: 'Post', exact: true }).click();
+    await expect.poll(() => postTexts(bo), WAIT).toContain('Only the three of us now');
+    await dee.getByRole('button', { name: 'Go online' }).click();
+    // Dee's post reached the host (she is level with it), and Bo writes after it got there.
+    await expect
+      .poll(() => dee.locator('#sync-state').textContent(), WAIT)
+      .toBe('Up to date with the host');
+    await bo.getByLabel('Write a post').fill('After Dee left');
+    await bo.getByRole('button', { name: 'Post', exact: true }).click();
+    for (const page of [ada, cy]) {
+      await expect.poll(() => postTexts(page), WAIT).toContain('After Dee left');
+    }
+    for (const page of [ada, bo, cy]) {
+      const texts = await postTexts(page);
+      // What Dee wrote while in the space stands; what she wrote after doesn't, anywhere.
+      expect(texts).toContain('Hi, I am Dee');
+      expect(await authors(page)).toContain('Dee');
+      expect(texts).not.toContain('Am I still in?');
+      expect(await people(page)).not.toContain('Dee');
+    }
+    // The space's key changed at the removal: Dee holds Ada's post and can't open it.
+    expect(await postTexts(dee)).not.toContain('Only the three of us now');
+    expect(await postTexts(dee)).not.toContain('After Dee left');
+    await accessible(ada);
+    await shot(ada, '18-ada-after-removing-dee');
   });
 });

@@ -39,6 +39,7 @@ export {
   issueCertificate,
   issueRevocation,
   type Revocation,
+  type Signer,
   verifyCertificate,
   verifyRevocation,
 } from './identity/certificate.js';

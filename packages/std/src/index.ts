@@ -26,3 +26,4 @@ export {
   readProfile,
   type StdProfile,
 } from './profile.js';
+export { accountOf, writerAccounts } from './writers.js';

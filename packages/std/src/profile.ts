@@ -5,6 +5,7 @@
 import type { BodyValue, MincaNode, MincaRecord } from '@minca/core';
 import { isFields, isText } from './fields.js';
 import { imageBody, readImage, type StdImage } from './image.js';
+import { accountOf, writerAccounts } from './writers.js';
 
 export const PROFILES = 'std.profile';
 export const MAX_NAME = 80;
@@ -33,17 +34,21 @@ export function profileId(did: string): string {
 }
 
 /**
- * The profile a record holds, or `undefined` when it is not one that counts: its author is not
- * the person its id names, or its body is not a profile. An avatar that is not a `std.image`
- * is left out, the name kept.
+ * The profile a record holds, or `undefined` when it is not one that counts: its author does
+ * not write for the person its id names, or its body is not a profile. `accounts` ties writer
+ * keys to their accounts ({@link writerAccounts}); without it, an author is its own account.
+ * An avatar that is not a `std.image` is left out, the name kept.
  */
-export function readProfile(record: MincaRecord): Profile | undefined {
+export function readProfile(
+  record: MincaRecord,
+  accounts: ReadonlyMap<string, string> = new Map(),
+): Profile | undefined {
   if (record.collection !== PROFILES) return undefined;
-  if (!record.author.startsWith(DID_PREFIX) || profileId(record.author) !== record.id)
-    return undefined;
+  const did = accountOf(accounts, record.author);
+  if (!did.startsWith(DID_PREFIX) || profileId(did) !== record.id) return undefined;
   const body = record.body;
   if (!isFields(body) || !isText(body.name, MAX_NAME)) return undefined;
-  const profile: Profile = { did: record.author, name: body.name.trim() };
+  const profile: Profile = { did, name: body.name.trim() };
   const avatar = readImage(body.avatar);
   if (avatar) profile.avatar = avatar;
   return profile;
@@ -69,18 +74,22 @@ export async function putProfile(
   const record = await node.records.put(space, PROFILES, profileBody(profile), {
     id: profileId(node.did),
   });
-  return readProfile(record)!;
+  // This node's writer writes for its account, node.did.
+  return readProfile(record, new Map([[record.author, node.did]]))!;
 }
 
-/** Every profile in `space` that counts, by DID. */
+/** Every profile in `space` that counts, by account DID. */
 export async function listProfiles(
   node: { records: Records },
   space: string,
 ): Promise<Map<string, Profile>> {
-  const records = await node.records.list(space, PROFILES);
+  const [records, accounts] = await Promise.all([
+    node.records.list(space, PROFILES),
+    writerAccounts(node, space),
+  ]);
   const profiles = new Map<string, Profile>();
   for (const record of records) {
-    const profile = readProfile(record);
+    const profile = readProfile(record, accounts);
     if (profile) profiles.set(profile.did, profile);
   }
   return profiles;

@@ -1,4 +1,4 @@
-import { createNode, type MincaRecord } from '@minca/core';
+import { createNode, issueCertificate, type MincaRecord, SigningKey } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { rgbaToThumbHash } from 'thumbhash';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   putProfile,
   readImage,
   readProfile,
+  writerAccounts,
 } from '../src/index.ts';
 
 const ref = (fill = 1) => ({
@@ -136,6 +137,44 @@ describe('std.profile', () => {
     const read = profiles.get(node.did)!.avatar!;
     expect(await node.records.readFile(space.id, read.file)).toEqual(bytes);
     expect((await node.records.get(space.id, PROFILES, profileId(node.did)))?.files.length).toBe(2);
+    await node.close();
+  });
+});
+
+describe('writers and their accounts', () => {
+  /** A node of `root`'s account: a writer key certified by a device the root certified. */
+  async function accountNode(root: SigningKey) {
+    const device = SigningKey.generate();
+    const writer = SigningKey.generate();
+    const at = { account: root.did, issued: Date.now() };
+    const deviceCert = await issueCertificate(root, { kind: 'device', subject: device.did, ...at });
+    const writerCert = await issueCertificate(device, {
+      kind: 'writer',
+      subject: writer.did,
+      ...at,
+    });
+    return createNode({
+      stores: memoryStores(),
+      key: writer,
+      certificates: [deviceCert.bytes, writerCert.bytes],
+    });
+  }
+
+  it("a profile written by an account's writer key is the account's", async () => {
+    const root = SigningKey.generate();
+    const node = await accountNode(root);
+    expect(node.writer).not.toBe(node.did);
+    const space = await node.spaces.create();
+    const mine = await putProfile(node, space.id, { name: 'Ada' });
+    expect(mine).toEqual({ did: root.did, name: 'Ada' });
+    expect(await writerAccounts(node, space.id)).toEqual(new Map([[node.writer, root.did]]));
+    expect([...(await listProfiles(node, space.id)).values()]).toEqual([
+      { did: root.did, name: 'Ada' },
+    ]);
+    // Without the writer's account, the record is not the profile of the DID it names.
+    const record = (await node.records.get(space.id, PROFILES, profileId(root.did)))!;
+    expect(record.author).toBe(node.writer);
+    expect(readProfile(record)).toBeUndefined();
     await node.close();
   });
 });

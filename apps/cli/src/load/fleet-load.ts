@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createNode, type MincaNode } from '@minca/core';
+import { createNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import {
   type RunningS3rver,

@@ -1,10 +1,14 @@
 /**
- * Writing a post: text, a photo, or both. The photo is made ready here (`prepareImage`: its
- * size, a ThumbHash placeholder and a 320 px thumbnail), then the worker adds its files.
+ * Writing a post: text, a photo or a video, or text and one of them. A photo is made ready here
+ * (`prepareImage`: its size, a ThumbHash placeholder and a 320 px thumbnail), a video too
+ * (`prepareVideo`: its size and a poster), then the worker adds their files.
  */
 import { prepareImage } from '@minca/std/browser';
 import type { NodeClient } from '../node-client.js';
 import { h } from './dom.js';
+import { prepareVideo } from './prepare-video.js';
+
+const isVideo = (file: File) => file.type.startsWith('video/');
 
 export function composer(
   client: NodeClient,
@@ -18,7 +22,7 @@ export function composer(
   const photo = h('input', {
     id: 'post-photo',
     type: 'file',
-    accept: 'image/*',
+    accept: 'image/*,video/mp4,video/webm',
     class: 'file-input',
   });
   const preview = h('span', { class: 'chosen', id: 'photo-chosen' });
@@ -34,9 +38,19 @@ export function composer(
     if (!file) return clearPhoto();
     if (previewUrl) URL.revokeObjectURL(previewUrl);
     previewUrl = URL.createObjectURL(file);
+    const what = isVideo(file) ? 'video' : 'photo';
     preview.replaceChildren(
-      h('img', { src: previewUrl, alt: `Chosen photo: ${file.name}`, class: 'preview' }),
-      h('button', { type: 'button', class: 'quiet small', onclick: clearPhoto }, 'Remove photo'),
+      isVideo(file)
+        ? h('video', {
+            src: previewUrl,
+            muted: true,
+            playsinline: true,
+            preload: 'metadata',
+            'aria-label': `Chosen video: ${file.name}`,
+            class: 'preview',
+          })
+        : h('img', { src: previewUrl, alt: `Chosen photo: ${file.name}`, class: 'preview' }),
+      h('button', { type: 'button', class: 'quiet small', onclick: clearPhoto }, `Remove ${what}`),
     );
   });
   const submit = h('button', { type: 'submit' }, 'Post');
@@ -51,15 +65,17 @@ export function composer(
         error.textContent = '';
         const file = photo.files?.[0];
         if (!text.value.trim() && !file) {
-          error.textContent = 'Write something or add a photo.';
+          error.textContent = 'Write something or add a photo or a video.';
           return text.focus();
         }
         submit.disabled = true;
         try {
-          const picture = file
-            ? { image: await prepareImage(file), name: file.name || 'photo' }
-            : undefined;
-          await client.call('post', space, text.value, picture);
+          const video = file && isVideo(file) ? await prepareVideo(file) : undefined;
+          const picture =
+            file && !video
+              ? { image: await prepareImage(file), name: file.name || 'photo' }
+              : undefined;
+          await client.call('post', space, text.value, picture, video);
           text.value = '';
           clearPhoto();
           text.focus();
@@ -75,7 +91,7 @@ export function composer(
     h(
       'div',
       { class: 'composer-row' },
-      h('label', { for: 'post-photo', class: 'button quiet' }, 'Add a photo'),
+      h('label', { for: 'post-photo', class: 'button quiet' }, 'Add a photo or video'),
       photo,
       preview,
       submit,

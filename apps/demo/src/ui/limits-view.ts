@@ -29,7 +29,11 @@ export function limitsSection(account: string, client: NodeClient): HTMLElement 
     'section',
     { class: 'card', 'aria-labelledby': 'limits-title' },
     h('h2', { id: 'limits-title' }, 'Files on this device'),
-    h('p', { class: 'muted' }, 'How much of the space’s photos this device fetches and keeps.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'How much of the space’s photos and videos this device fetches and keeps. A larger video is fetched as it plays.',
+    ),
     h('label', { for: 'limit-ahead' }, 'Fetch ahead, unread'),
     select('limit-ahead', AHEAD_CHOICES, limits.ahead),
     h('label', { for: 'limit-keep' }, 'Keep per space'),

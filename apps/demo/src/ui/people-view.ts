@@ -3,6 +3,7 @@
  * with the host", "2 posts waiting to send". People are their profiles' names, never keys.
  */
 import type { ProfileView, SpaceView, SyncView } from '../protocol.js';
+import { confirmAction } from './confirm.js';
 import { count, h } from './dom.js';
 import { avatarOf, type PostContext } from './post-view.js';
 
@@ -34,7 +35,15 @@ export interface PeopleView {
   sync(sync: SyncView): void;
 }
 
-export function peopleView(ctx: PostContext): PeopleView {
+/** What the owner may do about the people in a space. */
+export interface PeopleActions {
+  /** Removes `did` from the space (asked first). */
+  remove(did: string): Promise<void>;
+  /** The space's name, for the question. */
+  spaceName(): string;
+}
+
+export function peopleView(ctx: PostContext, actions: PeopleActions): PeopleView {
   const members = h('ul', { class: 'plain people', id: 'members' });
   const line = h('p', { class: 'sync', id: 'sync-state', role: 'status' });
   const peers = h('ul', { class: 'plain', id: 'peers', 'aria-label': 'Connected' });
@@ -42,6 +51,31 @@ export function peopleView(ctx: PostContext): PeopleView {
   const alerts = h('div', { id: 'invite-alerts', role: 'status' });
   let lastSync: SyncView | undefined;
   let owner: string | undefined;
+
+  /** Asks the owner, then removes `did`: their later posts don't count, and they can't read on. */
+  const askToRemove = async (did: string, opener: HTMLElement) => {
+    const name = ctx.who(did);
+    const space = actions.spaceName();
+    const yes = await confirmAction({
+      title: `Remove ${name} from ${space}?`,
+      says: [
+        `${name} will no longer be in ${space}: what they post from now on is not shown to anyone, and they can't read what is posted after this.`,
+        `Their posts so far stay. To have them back, invite them again.`,
+      ],
+      action: `Remove ${name}`,
+      opener,
+    });
+    if (yes) await actions.remove(did).catch(ctx.fail);
+  };
+  const removeButton = (did: string, label: string, text: string) => {
+    const button: HTMLButtonElement = h(
+      'button',
+      { type: 'button', class: 'danger quiet small remove', 'aria-label': label },
+      text,
+    );
+    button.addEventListener('click', () => void askToRemove(did, button));
+    return button;
+  };
   const element = h(
     'section',
     { class: 'card', 'aria-labelledby': 'people-title', id: 'people' },
@@ -58,9 +92,20 @@ export function peopleView(ctx: PostContext): PeopleView {
         const names = accounts.map((did) => ctx.who(did));
         const list = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
         return h(
-          'p',
+          'div',
           { class: 'alert' },
-          `One invite link was used by ${accounts.length} people: ${list}. Each of them is in the space now. If you sent it to one person, it was passed on.`,
+          h(
+            'p',
+            {},
+            `One invite link was used by ${accounts.length} people: ${list}. Each of them is in the space now. If you sent it to one person, it was passed on.`,
+          ),
+          h(
+            'div',
+            { class: 'actions' },
+            ...accounts.map((did) =>
+              removeButton(did, `Remove ${ctx.who(did)}`, `Remove ${ctx.who(did)}`),
+            ),
+          ),
         );
       }),
     );
@@ -101,9 +146,11 @@ export function peopleView(ctx: PostContext): PeopleView {
     element,
     update(people, space) {
       owner = space?.owner;
-      const sorted = [...people].sort((a, b) =>
-        a.did === ctx.me ? -1 : b.did === ctx.me ? 1 : a.name.localeCompare(b.name),
-      );
+      const sorted = people
+        .filter((p) => !p.removed)
+        .sort((a, b) =>
+          a.did === ctx.me ? -1 : b.did === ctx.me ? 1 : a.name.localeCompare(b.name),
+        );
       members.replaceChildren(
         ...sorted.map((p) =>
           h(
@@ -113,10 +160,14 @@ export function peopleView(ctx: PostContext): PeopleView {
             h('span', { class: 'name' }, p.name),
             p.did === ctx.me ? h('span', { class: 'tag' }, 'you') : undefined,
             p.did === owner ? h('span', { class: 'tag' }, 'made this space') : undefined,
+            // The owner may remove anyone else.
+            owner !== undefined && ctx.me === owner && p.did !== owner
+              ? removeButton(p.did, `Remove ${p.name} from the space`, 'Remove')
+              : undefined,
           ),
         ),
       );
-      if (!people.length) members.append(h('li', { class: 'muted' }, 'Only you, so far.'));
+      if (!sorted.length) members.append(h('li', { class: 'muted' }, 'Only you, so far.'));
       showSync();
     },
     sync(sync) {

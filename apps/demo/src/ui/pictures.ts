@@ -9,6 +9,12 @@ import type { NodeApi } from '../protocol.js';
 
 type What = Parameters<NodeApi['readPicture']>[1];
 
+/**
+ * When a picture this device fetches ahead is read if still not here: twice the node's wait
+ * after records change before it fetches ahead (spec 05 §16.6.7), ms.
+ */
+export const READ_AFTER_MS = 4000;
+
 export class Pictures {
   readonly #ready = new Map<string, string>();
   readonly #reading = new Map<string, Promise<string>>();

@@ -1,20 +1,23 @@
 /**
- * One post: who wrote it and when, its text, and its photo. A photo shows what this device has:
+ * One post: who wrote it and when, its text, and its photo or video (video-view.ts). A photo
+ * shows what this device has:
  * the full picture when its file is here, else the thumbnail (a small file fetched ahead), else
  * the ThumbHash placeholder from the record; a button fetches the full photo, and a click opens
  * it large (the lightbox).
  */
 import { formatBytes } from '../file-limits.js';
+import type { NodeClient } from '../node-client.js';
 import type { PictureView, PostView, ProfileView } from '../protocol.js';
 import { h, initials, when } from './dom.js';
 import { openLightbox } from './lightbox.js';
-import type { Pictures } from './pictures.js';
-
-/** Twice the node's wait after records change before it fetches ahead (spec 05 §16.6.7). */
-const READ_AFTER_MS = 4000;
+import { type Pictures, READ_AFTER_MS } from './pictures.js';
+import { renderVideo, type Videos } from './video-view.js';
 
 export interface PostContext {
+  client: NodeClient;
+  space: string;
   pictures: Pictures;
+  videos: Videos;
   /** The person's name, from their profile. */
   who: (did: string) => string;
   profile: (did: string) => ProfileView | undefined;
@@ -84,6 +87,7 @@ export function renderPost(post: PostView, ctx: PostContext): HTMLElement {
       ),
       post.text.trim() ? h('p', { class: 'text' }, post.text) : undefined,
       post.photo && renderPhoto(post, post.photo, ctx, name),
+      post.video && renderVideo(post, post.video, ctx, name),
     ),
   );
 }

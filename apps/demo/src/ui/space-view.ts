@@ -12,6 +12,7 @@ import { openInvite } from './invite-view.js';
 import { peopleView, syncLine } from './people-view.js';
 import { Pictures } from './pictures.js';
 import { type PostContext, renderPost } from './post-view.js';
+import { Videos } from './video-view.js';
 
 /** Posts shown; older ones stay in the space. */
 const FEED_LIMIT = 50;
@@ -31,6 +32,7 @@ export function renderSpace(
   aside: HTMLElement[],
 ): SpaceViewHandle {
   const pictures = new Pictures(client, space);
+  const videos = new Videos();
   const error = h('p', { class: 'error', role: 'alert' });
   const fail = (e: unknown) => (error.textContent = (e as Error).message);
   const title = heading('Space', 'space-title');
@@ -40,7 +42,10 @@ export function renderSpace(
   let profiles = new Map<string, ProfileView>();
   let current: SpaceView | undefined;
   const ctx: PostContext = {
+    client,
+    space,
     pictures,
+    videos,
     who: (did) => profiles.get(did)?.name ?? 'Someone new',
     profile: (did) => profiles.get(did),
     me: client.did,
@@ -49,7 +54,13 @@ export function renderSpace(
     progress: new Map(),
     fail,
   };
-  const people = peopleView(ctx);
+  const people = peopleView(ctx, {
+    remove: async (did) => {
+      await client.call('removeMember', space, did);
+      rerender();
+    },
+    spaceName: () => current?.name ?? 'this space',
+  });
   const inviteButton = h(
     'button',
     {
@@ -156,6 +167,7 @@ export function renderSpace(
     close() {
       off();
       pictures.close();
+      videos.close();
       delete main.dataset.rendered;
       delete main.dataset.posts;
     },

@@ -2,7 +2,9 @@
 import { type Account, listAccounts } from '../accounts.js';
 import { linkToken } from '../invite-link.js';
 import type { NodeClient } from '../node-client.js';
+import { appsSection } from './apps-view.js';
 import { field, h, heading } from './dom.js';
+import { forgetSection } from './forget-view.js';
 import { profileEditor } from './profile-view.js';
 
 export async function renderSpaces(
@@ -10,6 +12,7 @@ export async function renderSpaces(
   account: Account,
   client: NodeClient,
   go: (hash: string) => void,
+  forgotten: () => void,
 ) {
   const error = h('p', { class: 'error', role: 'alert' });
   const fail = (e: unknown) => (error.textContent = (e as Error).message);
@@ -85,6 +88,8 @@ export async function renderSpaces(
         ),
       ),
       profileEditor(account, client),
+      appsSection(account, client, spaces),
+      forgetSection(account, client, forgotten),
       h(
         'p',
         {},

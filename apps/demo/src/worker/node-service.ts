@@ -5,12 +5,13 @@
  */
 import {
   type BodyValue,
+  createMessagePortTransport,
   createNode,
   type FileRef,
   keepConnectedToAny,
+  type MessagePortLike,
   MincaError,
   type MincaNode,
-  type SigningKey,
   type StoreFactory,
   type WebSocketLike,
 } from '@minca/core';
@@ -23,22 +24,25 @@ import {
   PROFILES,
   type PreparedImage,
   profileId,
+  writerAccounts,
 } from '@minca/std';
 import {
   type Account,
-  accountKey,
   dataPath,
   folderLocalKey,
   listAccounts,
   storesPrefix,
   updateAccount,
 } from '../accounts.js';
+import { nodeKeys, rootSigner } from '../device-keys.js';
 import type {
+  AppSpace,
   EventMessage,
   FileLimitsView,
   HostConfig,
   Invite,
   NewPhoto,
+  NewVideo,
   NodeApi,
   Opened,
   OpenRequest,
@@ -47,9 +51,15 @@ import type {
   SpaceView,
   SyncView,
 } from '../protocol.js';
+import { approvedSpacesOnly } from './app-link.js';
+import { openRange, type RangeFile } from './file-range.js';
+import { forgetBrowserCopy } from './forget.js';
 import { letHostHold, subscribe } from './host-hold.js';
+import type { MediaOpener } from './media-port.js';
+import { removedAccounts } from './members.js';
 import { Outbox } from './outbox.js';
 import { writeOwnProfile } from './own-profile.js';
+import { videoBody } from './video-body.js';
 import {
   ABOUT_ID,
   MAX_SPACE_NAME,
@@ -60,13 +70,15 @@ import {
   spaceName,
   toPost,
   toProfile,
+  videoOf,
 } from './views.js';
 
 /** How often the sync state is looked at, so tabs hear of a change within this, ms. */
 const SYNC_POLL_MS = 250;
 
-export class NodeService implements NodeApi {
+export class NodeService implements NodeApi, MediaOpener {
   #node: MincaNode | undefined;
+  #stores: StoreFactory | undefined;
   #account: Account | undefined;
   #outbox: Outbox | undefined;
   #opening: Promise<Opened> | undefined;
@@ -86,14 +98,16 @@ export class NodeService implements NodeApi {
   }
 
   async #open({ account, host, online, limits }: OpenRequest): Promise<Opened> {
-    const key = await accountKey(account);
+    const keys = await nodeKeys(account);
     const about = (await listAccounts()).find((a) => a.id === account);
-    if (!key || !about) {
+    if (!keys || !about) {
       throw new MincaError('unknown_space', `account ${account} is not in this browser`);
     }
     this.#account = about;
     this.#outbox = new Outbox(account);
-    this.#node = await createNode({ stores: await this.#stores(about, key), key });
+    // The node signs with its own writer key, tied to the account by the device's certificate.
+    this.#stores = await this.#openStores(about);
+    this.#node = await createNode({ stores: this.#stores, ...keys });
     this.#host = host;
     this.#online = online ?? true;
     // The node keeps no limits: they come from the tab at every start.
@@ -101,11 +115,11 @@ export class NodeService implements NodeApi {
     // Local data first: the connection starts now, and nothing waits for it.
     this.#reconnect();
     this.#poll = setInterval(() => void this.#pollSync(), SYNC_POLL_MS);
-    return { did: key.did, instance: crypto.randomUUID() };
+    return { did: this.#node.did, instance: crypto.randomUUID() };
   }
 
   /** IndexedDB, or the data folder the person picked (its handle remembered by the page). */
-  async #stores(account: Account, key: SigningKey): Promise<StoreFactory> {
+  async #openStores(account: Account): Promise<StoreFactory> {
     if (account.storage !== 'folder') return indexedDBStores(storesPrefix(account.id));
     const remembered = await rememberedDataFolder();
     if (remembered?.permission !== 'granted') {
@@ -114,7 +128,7 @@ export class NodeService implements NodeApi {
     return browserDataFolderStores({
       dataPath: dataPath(account.id),
       folder: remembered.handle,
-      localKey: await folderLocalKey(key.exportSecret()),
+      localKey: await folderLocalKey((await rootSigner(account.id))!),
       indexedDBStores,
     });
   }
@@ -245,38 +259,72 @@ export class NodeService implements NodeApi {
 
   async posts(space: string, limit: number): Promise<PostView[]> {
     await this.#watch(space);
-    const [records, whole] = await Promise.all([
+    const [records, whole, accounts] = await Promise.all([
       this.#n.records.list(space, POSTS, { order: 'newest', limit }),
       this.#whole(space),
+      writerAccounts(this.#n, space),
     ]);
-    return records.flatMap((r) => toPost(r, whole) ?? []);
+    return records.flatMap((r) => toPost(r, whole, accounts) ?? []);
   }
 
-  async post(space: string, text: string, photo: NewPhoto | undefined): Promise<PostView> {
-    if (!text.trim() && !photo) throw new MincaError('invalid_input', 'a post has text or a photo');
+  async post(
+    space: string,
+    text: string,
+    photo: NewPhoto | undefined,
+    video?: NewVideo,
+  ): Promise<PostView> {
+    if (!text.trim() && !photo && !video)
+      throw new MincaError('invalid_input', 'a post has text, a photo or a video');
+    if (photo && video) throw new MincaError('invalid_input', 'a post has a photo or a video');
     let body: BodyValue = { text };
     if (photo) {
       // As the product page shows: addFile, then put the FileRef in the body.
       const image = await addImage(this.#n, space, photo.image, photo.name);
       body = { text, photo: imageBody(image) };
     }
+    if (video) body = { text, video: await this.#addVideo(space, video) };
     const record = await this.#n.records.put(space, POSTS, body);
     await this.#outbox?.wrote(space);
-    return toPost(record, await this.#whole(space))!;
+    // This node's writer writes for its account.
+    return toPost(record, await this.#whole(space), new Map([[record.author, this.#n.did]]))!;
+  }
+
+  async #addVideo(space: string, video: NewVideo) {
+    // Read a chunk at a time from the file the person picked: never whole in memory.
+    const file = await this.#n.records.addFile(space, video.file, {
+      mime: video.mime,
+      name: video.name,
+    });
+    const poster = video.poster && (await addImage(this.#n, space, video.poster, 'poster.jpg'));
+    const { mime, width, height, duration } = video;
+    return videoBody(
+      { mime, width, height, file, ...(duration !== undefined ? { duration } : {}) },
+      poster && imageBody(poster),
+    );
+  }
+
+  /** The video of post `post`, for the service worker's reads by range (media-port.ts). */
+  async openMedia(space: string, post: string, file: string): Promise<RangeFile> {
+    const record = await this.#n.records.get(space, POSTS, post);
+    const video = record && videoOf(record);
+    if (!video || video.file.$file !== file)
+      throw new MincaError('invalid_input', 'there is no such video');
+    return openRange(this.#n, space, video.file, video.mime);
   }
 
   async readPicture(
     space: string,
-    of: { post: string; part: 'file' | 'thumbnail' } | { profile: string },
+    of: { post: string; part: 'file' | 'thumbnail' | 'poster' } | { profile: string },
   ): Promise<Uint8Array> {
     let ref: FileRef | undefined;
     if ('post' in of) {
       const record = await this.#n.records.get(space, POSTS, of.post);
-      const photo = record && photoOf(record);
+      const photo = record && (of.part === 'poster' ? videoOf(record)?.poster : photoOf(record));
       ref = of.part === 'thumbnail' ? photo?.thumbnail : photo?.file;
     } else {
       const record = await this.#n.records.get(space, PROFILES, profileId(of.profile));
-      ref = record ? readProfile(record)?.avatar?.file : undefined;
+      const accounts = await writerAccounts(this.#n, space);
+      ref = record ? readProfile(record, accounts)?.avatar?.file : undefined;
     }
     if (!ref) throw new MincaError('invalid_input', 'there is no such picture');
     const file = ref.$file;
@@ -291,8 +339,20 @@ export class NodeService implements NodeApi {
 
   async profiles(space: string): Promise<ProfileView[]> {
     await this.#watch(space);
-    const [profiles, whole] = await Promise.all([listProfiles(this.#n, space), this.#whole(space)]);
-    return [...profiles.values()].map((p) => toProfile(p, whole));
+    const [profiles, whole, removed] = await Promise.all([
+      listProfiles(this.#n, space),
+      this.#whole(space),
+      removedAccounts(this.#n, space),
+    ]);
+    // A removed person keeps their name on what they wrote before; People leaves them out.
+    return [...profiles.values()].map((p) => ({
+      ...toProfile(p, whole),
+      ...(removed.has(p.did) ? { removed: true as const } : {}),
+    }));
+  }
+
+  async removeMember(space: string, did: string): Promise<void> {
+    await this.#n.spaces.removeMember(space, did);
   }
 
   async setProfile(name: string, avatar: PreparedImage | undefined): Promise<void> {
@@ -320,12 +380,18 @@ export class NodeService implements NodeApi {
         ...(refused ? { refused } : {}),
       })),
       waiting: await outbox.waiting(space),
-      // Only the owner made the invites, and can act on one used twice.
-      reused:
-        status.owner === this.#n.did
-          ? status.reusedInvites.map(({ accounts }) => ({ accounts: [...accounts] }))
-          : [],
+      // Only the owner made the invites, and can act on one used twice: until it removed all
+      // but one of those who used it.
+      reused: status.owner === this.#n.did ? await this.#reused(space, status.reusedInvites) : [],
     };
+  }
+
+  async #reused(space: string, reuses: ReadonlyArray<{ accounts: readonly string[] }>) {
+    if (reuses.length === 0) return [];
+    const removed = await removedAccounts(this.#n, space);
+    return reuses
+      .map(({ accounts }) => ({ accounts: accounts.filter((did) => !removed.has(did)) }))
+      .filter(({ accounts }) => accounts.length > 1);
   }
 
   async setHost(host: HostConfig | undefined): Promise<void> {
@@ -344,5 +410,36 @@ export class NodeService implements NodeApi {
     if (this.#poll) clearInterval(this.#poll);
     this.#connection?.close();
     await this.#node?.close();
+    await this.#stores?.close?.();
+  }
+
+  async shareWithApp(spaces: string[]): Promise<AppSpace[]> {
+    const out: AppSpace[] = [];
+    for (const id of spaces) {
+      const [ticket, view] = await Promise.all([
+        this.#n.spaces.share(id, this.#n.did),
+        this.#view(id),
+      ]);
+      out.push({ ticket, name: view.name });
+    }
+    return out;
+  }
+
+  async connectApp(port: MessagePort, spaces: string[]): Promise<void> {
+    // Synced directly once, so the app has the space's own records (who may hold it among
+    // them) and can go on through the host.
+    const transport = createMessagePortTransport(port as unknown as MessagePortLike);
+    this.#n.connect(approvedSpacesOnly(transport, new Set(spaces)));
+  }
+
+  async revoke(statement: Uint8Array): Promise<void> {
+    await this.#n.spaces.revoke(statement);
+  }
+
+  async forget(): Promise<string[]> {
+    const account = this.#account;
+    if (!account) throw new MincaError('closed', 'the node is not open yet');
+    await this.close();
+    return forgetBrowserCopy(account.id);
   }
 }

@@ -68,6 +68,17 @@ export class Outbox {
     await this.#save(space, counts);
   }
 
+  /** Drops the counts of every space of `account`. */
+  static async forget(account: string): Promise<void> {
+    const d = await db();
+    try {
+      const range = IDBKeyRange.bound(`${account}:`, `${account}:\uffff`);
+      await d.delete('counts', range);
+    } finally {
+      d.close();
+    }
+  }
+
   async waiting(space: string): Promise<number> {
     const counts = await this.#get(space);
     return Math.max(0, counts.written - counts.level);

@@ -1,14 +1,20 @@
-/** Answers a tab's calls arriving on `port` from `service`. */
+/**
+ * Answers a tab's calls arriving on `port` from `service`; a port the tab hands over (for the
+ * service worker's media reads) is served by media-port.ts.
+ */
 import { isMincaError } from '@minca/core';
 import type { AnswerMessage, CallMessage, NodeApi } from '../protocol.js';
+import { type MediaOpener, serveMedia } from './media-port.js';
 
 interface PortLike {
   postMessage(message: unknown): void;
   onmessage: ((event: MessageEvent) => void) | null;
 }
 
-export function servePort(port: PortLike, service: NodeApi): void {
-  port.onmessage = async ({ data }) => {
+export function servePort(port: PortLike, service: NodeApi & MediaOpener): void {
+  port.onmessage = async ({ data, ports }) => {
+    const media = ports[0];
+    if ((data as { media?: boolean } | null)?.media && media) return serveMedia(media, service);
     const { call, method, args } = data as CallMessage;
     if (typeof call !== 'number' || typeof method !== 'string') return;
     let answer: AnswerMessage;

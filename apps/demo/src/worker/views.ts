@@ -2,9 +2,11 @@
  * Reading record bodies written by anyone in the space: a body that doesn't have the shape
  * this app writes is left out, never trusted. Pictures and profiles are `@minca/std`'s.
  */
-import type { BodyValue, FileRef, MincaRecord } from '@minca/core';
-import { type Profile, readImage, readProfile, type StdImage } from '@minca/std';
-import type { FileView, PictureView, PostView, ProfileView } from '../protocol.js';
+import type { FileRef, MincaRecord } from '@minca/core';
+import { accountOf, type Profile, readImage, readProfile, type StdImage } from '@minca/std';
+import type { FileView, PictureView, PostView, ProfileView, VideoView } from '../protocol.js';
+import { isFields } from './fields.js';
+import { type PostVideo, readVideo } from './video-body.js';
 
 export const POSTS = 'app.post';
 export const SPACE_ABOUT = 'app.space';
@@ -12,13 +14,6 @@ export const SPACE_ABOUT = 'app.space';
 export const ABOUT_ID = 'about';
 const MAX_TEXT = 10_000;
 export const MAX_SPACE_NAME = 80;
-
-type Fields = { [key: string]: BodyValue };
-const isFields = (value: unknown): value is Fields =>
-  value !== null &&
-  typeof value === 'object' &&
-  !Array.isArray(value) &&
-  !(value instanceof Uint8Array);
 
 const fileView = (ref: FileRef, whole: ReadonlySet<string>): FileView => ({
   id: ref.$file,
@@ -45,13 +40,38 @@ export function photoOf(record: MincaRecord): StdImage | undefined {
   return isFields(record.body) ? readImage(record.body.photo) : undefined;
 }
 
-/** A post has text, a photo, or both; a photo that is not a `std.image` leaves the post out. */
-export function toPost(record: MincaRecord, whole: ReadonlySet<string>): PostView | undefined {
+/** A post's video, as its body names it. */
+export function videoOf(record: MincaRecord): PostVideo | undefined {
+  return isFields(record.body) ? readVideo(record.body.video) : undefined;
+}
+
+function toVideo(video: PostVideo, whole: ReadonlySet<string>): VideoView {
+  const view: VideoView = {
+    mime: video.mime,
+    width: video.width,
+    height: video.height,
+    file: fileView(video.file, whole),
+  };
+  if (video.duration !== undefined) view.duration = video.duration;
+  if (video.poster) view.poster = toPicture(video.poster, whole);
+  return view;
+}
+
+/**
+ * A post has text, a photo or a video, or text and one of them; a photo that is not a
+ * `std.image`, or a video the demo doesn't play, leaves the post out. Its author is the
+ * account its writer key writes for (`writerAccounts`).
+ */
+export function toPost(
+  record: MincaRecord,
+  whole: ReadonlySet<string>,
+  accounts: ReadonlyMap<string, string>,
+): PostView | undefined {
   const body = record.body;
   if (!isFields(body) || typeof body.text !== 'string') return undefined;
   const post: PostView = {
     id: record.id,
-    author: record.author,
+    author: accountOf(accounts, record.author),
     at: record.timestamp,
     text: body.text.slice(0, MAX_TEXT),
   };
@@ -60,7 +80,12 @@ export function toPost(record: MincaRecord, whole: ReadonlySet<string>): PostVie
     if (!photo) return undefined;
     post.photo = toPicture(photo, whole);
   }
-  if (!post.text.trim() && !post.photo) return undefined;
+  if (body.video !== undefined) {
+    const video = readVideo(body.video);
+    if (!video) return undefined;
+    post.video = toVideo(video, whole);
+  }
+  if (!post.text.trim() && !post.photo && !post.video) return undefined;
   return post;
 }
 

@@ -7,7 +7,13 @@ import { utf8 } from '../bytes.js';
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { MincaError } from '../errors.js';
 import { SPACE_ID } from '../ids.js';
-import { type SigningKey, verifySignature } from '../keys.js';
+import { verifySignature } from '../keys.js';
+
+/** What signs a certificate or revocation: a `SigningKey`, or any key that signs as its DID. */
+export interface Signer {
+  readonly did: string;
+  sign(message: Uint8Array): Promise<Uint8Array>;
+}
 
 export const CERTIFICATE_FORMAT = 1;
 /** A writer certificate names at most this many spaces (an app's). */
@@ -65,7 +71,7 @@ function signed(context: Uint8Array, fields: Record<string, unknown>): Uint8Arra
 
 /** Issues a certificate for `subject`, signed by `issuer`. */
 export async function issueCertificate(
-  issuer: SigningKey,
+  issuer: Signer,
   fields: Omit<Certificate, 'issuer' | 'bytes'>,
 ): Promise<Certificate> {
   const spaces = fields.spaces ? [...new Set(fields.spaces)].sort() : undefined;
@@ -154,7 +160,7 @@ export async function verifyCertificate(cert: Certificate): Promise<void> {
 
 /** Issues a revocation of `subject` for the account whose root is `root`. */
 export async function issueRevocation(
-  root: SigningKey,
+  root: Signer,
   subject: string,
   at: number,
 ): Promise<Revocation> {

@@ -56,7 +56,11 @@ export class Invites {
     const grant = space.store
       .collection(MEMBER_COLLECTION)
       ?.records.get(did.replace(/^did:key:/, ''));
-    const ids = [...(grant?.versions.map((m) => m.id) ?? []), ...(await ownerWriters(space))];
+    const ids = [
+      ...(grant?.versions.map((m) => m.id) ?? []),
+      ...(await ownerWriters(space)),
+      ...(await ownersHolders(space)),
+    ];
     const versions = await space.store.getVersions(ids);
     return {
       id,
@@ -79,12 +83,8 @@ export class Invites {
       secret: inviteKey.exportSecret(),
     });
     // The holders the owner allows travel with the code: the joiner may meet only a host.
-    const holderIds = [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
-      .flatMap((record) => record.versions.map((m) => m.id))
-      .slice(0, MAX_INVITE_HOLDERS);
-    const membership = await space.membership();
-    const holders = (await space.store.getVersions(holderIds)).flatMap((v) =>
-      v && membership.accountAt(v.author, v.timestamp) === space.owner ? [v.bytes] : [],
+    const holders = (await space.store.getVersions(await ownersHolders(space))).flatMap((v) =>
+      v ? [v.bytes] : [],
     );
     const writers = (await space.store.getVersions(await ownerWriters(space))).flatMap((v) =>
       v ? [v.bytes] : [],
@@ -130,11 +130,11 @@ export class Invites {
       );
     }
     const versions = await verifyDetached(ticket.versions);
-    const kinds = [MEMBER_COLLECTION, WRITER_COLLECTION];
+    const kinds = [MEMBER_COLLECTION, WRITER_COLLECTION, HOLDER_COLLECTION];
     if (versions.some((v) => v.space !== id || !kinds.includes(v.collection))) {
       throw new MincaError(
         'invalid_input',
-        "a space ticket holds only grants and the owner's writers of its own space",
+        "a space ticket holds only grants, holders and the owner's writers of its own space",
       );
     }
     const oldKeys = ticket.oldKeys ?? [];
@@ -203,6 +203,16 @@ export class Invites {
     await this.sharing.update(space.id);
     return { id: space.id, owner: space.owner };
   }
+}
+
+/** Ids of the owner's `sys.holder` versions (at most 16): a joiner may meet only a host. */
+async function ownersHolders(space: OpenSpace): Promise<string[]> {
+  const membership = await space.membership();
+  return [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
+    .flatMap((record) => record.versions)
+    .filter((m) => membership.accountAt(m.author, m.timestamp) === space.owner)
+    .map((m) => m.id)
+    .slice(0, MAX_INVITE_HOLDERS);
 }
 
 /** Ids of the `sys.writer` records of the owner's writers. */

@@ -121,6 +121,13 @@ export function spacesApi(parts: SpacesApiParts) {
         revoked: membership.accountAt(writer, clock.tick()) === undefined,
       };
     },
+    /** The accounts with a role in space `id` now, and their roles, by DID. */
+    members: async (id: string): Promise<Array<{ did: string; role: Role }>> => {
+      const members = (await (await spaces.member(id)).membership()).members();
+      return [...members]
+        .map(([did, role]) => ({ did, role }))
+        .sort((a, b) => (a.did < b.did ? -1 : 1));
+    },
     /** The ids of every space known here. */
     list: async (): Promise<string[]> => {
       spaces.check();

@@ -158,6 +158,8 @@ export async function checkAcceptance(
     return proven ? identity : null;
   });
   if (!identity || identity.account !== did) return undefined;
+  // A writer limited to other spaces can't take a role here for its account.
+  if (identity.spaces && !identity.spaces.includes(view.id)) return undefined;
   const known = facts.writers.get(meta.author);
   if (known && known.account !== did) return undefined;
   return { did, invite, offer, identity };

@@ -246,6 +246,7 @@ export class Peer {
     this.#offers = new SpaceOffers(this.host, {
       peer: did,
       peerWriter: writer,
+      ...(identity.spaces ? { limit: identity.spaces } : {}),
       nonce: this.#nonce,
       peerNonce: nonce,
       send: (message) => this.#send(message),

@@ -35,6 +35,8 @@ export interface OfferChannel {
   readonly linked: number;
   /** What the peer may still make this node do. */
   readonly budget: ConnectionBudget;
+  /** The spaces the peer's certificates limit it to, if they do. */
+  readonly limit?: readonly string[];
 }
 
 export class SpaceOffers {
@@ -58,9 +60,14 @@ export class SpaceOffers {
     private readonly channel: OfferChannel,
   ) {}
 
-  /** The spaces this node would share with the peer: by role, and those it holds for it. */
+  /**
+   * The spaces this node would share with the peer: by role, and those it holds for it; only
+   * those its certificates allow when it is limited to some (an app's key).
+   */
   async shareable(): Promise<Set<string>> {
-    return new Set([...(await this.host.spacesFor(this.channel.peer)), ...this.#admitted]);
+    const { limit } = this.channel;
+    const all = [...(await this.host.spacesFor(this.channel.peer)), ...this.#admitted];
+    return new Set(limit ? all.filter((id) => limit.includes(id)) : all);
   }
 
   /** Spaces we proved that the peer, a holder, refused, with its reason for each. */

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { issueCertificate, issueRevocation } from '../../src/identity/certificate.js';
 import { SigningKey } from '../../src/keys.js';
 import type { MincaNode } from '../../src/node.js';
+import { keyThat } from '../scripted-peer.js';
 import { connect, converged, nodeFixture, until } from '../sync-helpers.js';
 import { TestAccount } from './identity-helpers.js';
 
@@ -108,6 +109,26 @@ describe('writers of an account', () => {
     expect(await texts(home, allowed.id)).toEqual(['in the allowed space']);
   });
 
+  it('an app key limited to some spaces is named only those, and takes no role elsewhere by invite', async () => {
+    const account = new TestAccount();
+    const home = await make(await account.node());
+    const allowed = await home.spaces.create();
+    const other = await home.spaces.create();
+    const app = await make(await account.node({ spaces: [allowed.id] }));
+    await app.spaces.join(await home.spaces.share(allowed.id, account.did));
+    const [appAtHome] = connect(home, app);
+    await until(() => appAtHome.spaces().length > 0, 5000, 'the app and the home to share');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(appAtHome.spaces()).toEqual([allowed.id]);
+    // Someone else's space: an invite accepted with the app's key gives its account nothing.
+    const friend = await make();
+    const theirs = await friend.spaces.create();
+    await expect(app.spaces.join(await friend.spaces.invite(theirs.id))).rejects.toMatchObject({
+      code: 'not_authorized',
+    });
+    expect(await friend.spaces.members(theirs.id)).toEqual([{ did: friend.did, role: 'owner' }]);
+  });
+
   it('a writer certified only to read writes nothing that stands, and tells who it writes for', async () => {
     const account = new TestAccount();
     const home = await make(await account.node({ device: await account.device('laptop') }));
@@ -163,6 +184,47 @@ describe('writers of an account', () => {
     await expect(make({ key, certificates: [certificates![0]!, tampered] })).rejects.toMatchObject({
       code: 'invalid_input',
     });
+  });
+});
+
+describe('a lasting difference', () => {
+  it('both sides report synced when a host keeps what a member refuses, the member answering', async () => {
+    const account = new TestAccount();
+    const owner = await make(await account.node());
+    const phoneConfig = await account.node();
+    const phone = await make(phoneConfig);
+    const host = await make({ holding: {} });
+    // The member answers the host's sessions: its DID sorts after the host's.
+    const friend = await make({ key: keyThat('answers', host.writer) });
+    const space = await owner.spaces.create();
+    await owner.spaces.allowHolder(space.id, host.did);
+    await friend.spaces.join(await owner.spaces.invite(space.id, { role: 'reader' }));
+    await phone.spaces.join(await owner.spaces.share(space.id, account.did));
+    await owner.spaces.revoke(
+      (await issueRevocation(account.root, phoneConfig.device!, Date.now())).bytes,
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    await phone.records.put(space.id, 'app.post', { text: 'after' });
+    connect(owner, host);
+    connect(phone, host);
+    await until(
+      async () => {
+        const held = await host.spaces.status(space.id).catch(() => undefined);
+        return (held?.versions ?? 0) > (await owner.spaces.status(space.id)).versions;
+      },
+      5000,
+      'the host to hold what the revoked phone wrote',
+    );
+    connect(friend, host);
+    await until(
+      async () => {
+        const peers = (await friend.spaces.status(space.id)).peers;
+        return peers.length === 1 && peers[0]!.synced && !peers[0]!.level;
+      },
+      10_000,
+      'the friend, not level with the host, to report synced',
+    );
+    expect(await texts(friend, space.id)).toEqual([]);
   });
 });
 
