@@ -178,7 +178,9 @@ export class MincaNode {
       holding: config.holding,
       hooks,
     });
-    const holding = new Holding(registry, open, config.holding ?? {}, now);
+    const holding = new Holding(registry, open, config.holding ?? {}, now, () =>
+      peers?.heldChanged(),
+    );
     peers = new Peers({
       key,
       identity,
