@@ -17,11 +17,19 @@ interface Status extends ChildStatus {
   negSent: number;
 }
 
+// MINCA_BENCH_SYNC_PROFILE=<dir> writes a CPU profile of each process there (node --cpu-prof).
+const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
+
 /** A fixture process with room for 100,000 versions, given up to 10 minutes an answer. */
 const child = (role: 'serve' | 'join', count: number, order?: string) =>
   new ChildNode(role, count, {
     order,
-    nodeArgs: ['--max-old-space-size=4096'],
+    nodeArgs: [
+      '--max-old-space-size=4096',
+      ...(PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${role}.cpuprofile`]
+        : []),
+    ],
     timeoutMs: 600_000,
   });
 
