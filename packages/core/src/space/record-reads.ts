@@ -1,10 +1,12 @@
 /**
  * Reading records as they stand (spec 05 §4): a record's winning head, when its author may
- * write at its time, it is no tombstone, and its body opens. A listing judges every winner from
- * memory first, then reads the bodies of those that may stand a page at a time and opens each
- * from its bytes, without decoding the rest of its envelope.
+ * write at its time, it is no tombstone, and its body opens. What does not stand reads as
+ * absent. A listing judges every winner from memory first, then reads the bodies of those that
+ * may stand a page at a time and opens each from its bytes, without decoding the rest of its
+ * envelope.
  */
 import type { BodyValue } from '../body.js';
+import { assertCollectionName } from '../names.js';
 import type { RecordState, VersionMeta } from '../record-state.js';
 import type { Store } from '../store.js';
 import { openStored } from '../version.js';
@@ -25,8 +27,14 @@ export interface MincaRecord<T extends BodyValue = BodyValue> {
   conflicts: string[];
 }
 
-/** What reading needs of a space. */
-export interface ReadableSpace {
+export interface ListOptions {
+  /** `id` (default), or by the winning version's timestamp. */
+  order?: 'id' | 'newest' | 'oldest';
+  limit?: number;
+}
+
+/** What reading needs of an open space. */
+export interface RecordSource {
   readonly store: Store;
   readonly keys: readonly Uint8Array[];
   membership(): Promise<Membership>;
@@ -34,6 +42,37 @@ export interface ReadableSpace {
 
 /** Bodies read from the store in one call. */
 const PAGE = 512;
+
+/** Record `id` of `collection` as it stands, or `undefined`. */
+export async function getRecord(
+  space: RecordSource,
+  collection: string,
+  id: string,
+): Promise<MincaRecord | undefined> {
+  assertCollectionName(collection);
+  const record = space.store.collection(collection)?.records.get(id);
+  return record ? (await readRecords(space, collection, [[id, record]]))[0] : undefined;
+}
+
+/** The records of `collection` that stand, in `options.order`, at most `options.limit`. */
+export async function listRecords(
+  space: RecordSource,
+  collection: string,
+  options: ListOptions = {},
+): Promise<MincaRecord[]> {
+  assertCollectionName(collection);
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
+  const records = [...(space.store.collection(collection)?.records ?? [])];
+  const order = options.order ?? 'id';
+  if (order === 'id') records.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  else {
+    const sign = order === 'newest' ? -1 : 1;
+    const ts = (r: RecordState) => r.winner()?.timestamp ?? 0;
+    records.sort(([a, ra], [b, rb]) => sign * (ts(ra) - ts(rb)) || (a < b ? -1 : 1));
+  }
+  return readRecords(space, collection, records, limit);
+}
 
 /** The record with `winner`'s `body`. */
 export function recordOf(
@@ -59,8 +98,8 @@ export function recordOf(
  * The records of `entries` (record id, state) that stand, in order, at most `limit` of them.
  * One record reads as many.
  */
-export async function readRecords(
-  space: ReadableSpace,
+async function readRecords(
+  space: RecordSource,
   collection: string,
   entries: ReadonlyArray<readonly [string, RecordState]>,
   limit = Number.POSITIVE_INFINITY,
