@@ -2,6 +2,7 @@
 // then a re-sync after 100 new records on each side. The processes are the integration tests'
 // node fixture; it counts the bytes and frames that cross its transport.
 import { ChildNode, type ChildStatus, untilLevel } from '@minca/integration-tests/child-node';
+import { allCores } from '../ed25519-limits.js';
 import type { Benchmark } from '../harness.js';
 
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
@@ -17,17 +18,27 @@ interface Status extends ChildStatus {
   negSent: number;
 }
 
+// MINCA_BENCH_SYNC_PROFILE=<dir> writes a CPU profile of each process there (node --cpu-prof).
+const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
+
 /** A fixture process with room for 100,000 versions, given up to 10 minutes an answer. */
 const child = (role: 'serve' | 'join', count: number, order?: string) =>
   new ChildNode(role, count, {
     order,
-    nodeArgs: ['--max-old-space-size=4096'],
+    nodeArgs: [
+      '--max-old-space-size=4096',
+      ...(PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${role}.cpuprofile`]
+        : []),
+    ],
     timeoutMs: 600_000,
   });
 
 const bench: Benchmark = {
   name: 'sync',
   async run() {
+    // The bound of an initial sync: every version's signature checked, on all cores.
+    const verify = await allCores('verify', 50_000);
     const client = child('join', 0);
     const spawned = [client];
     try {
@@ -58,12 +69,19 @@ const bench: Benchmark = {
       const roundTrips = Math.max(s2.negSent, c2.negSent);
       await client.ask({ cmd: 'stop' });
       await server.ask({ cmd: 'stop' });
+      const rate = (RECORDS / initialMs) * 1000;
       return [
         {
+          name: 'raw: verify on all cores',
+          value: verify.rate,
+          unit: 'signatures/s',
+          note: verify.how,
+        },
+        {
           name: `initial sync, ${RECORDS.toLocaleString('en-US')} records`,
-          value: (RECORDS / initialMs) * 1000,
+          value: rate,
           unit: 'versions/s',
-          note: `${(initialMs / 1000).toFixed(1)} s, the ${starter} started`,
+          note: `${(initialMs / 1000).toFixed(1)} s, the ${starter} started; ${(rate / verify.rate).toFixed(2)}× verify on all cores`,
         },
         {
           name: 'initial sync, bytes server→client',

@@ -1,9 +1,9 @@
 /**
  * Ids: version ids are SHA-256 of a version's encoding; space and record ids are random.
  */
-import { randomBytes } from '@noble/ciphers/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { base32nopad } from '@scure/base';
+import { flatString } from './bytes.js';
+import { pooledRandom } from './random.js';
 
 export const ID_BYTES = 32;
 
@@ -14,8 +14,23 @@ export function hashId(bytes: Uint8Array): Uint8Array {
 
 /** A random id of 16 bytes as 26 lowercase base32 characters, for spaces and records. */
 export function randomId(): string {
-  return base32nopad.encode(randomBytes(16)).toLowerCase();
+  const bytes = pooledRandom(16);
+  // RFC 4648 base32, lowercase, no padding: 5 bits a character, the last one's low bits zero.
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return flatString(out + BASE32[(value << (5 - bits)) & 31]);
 }
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** Space ids are what {@link randomId} makes. */
 export const SPACE_ID = /^[a-z2-7]{26}$/;

@@ -45,7 +45,15 @@ export {
 } from './identity/certificate.js';
 export { verifyChain, type WriterIdentity } from './identity/writer-chain.js';
 export { hashId, randomId } from './ids.js';
-export { didFromPublicKey, publicKeyFromDid, SigningKey, verifySignature } from './keys.js';
+export {
+  checkPlatformCrypto,
+  didFromPublicKey,
+  type PlatformCrypto,
+  publicKeyFromDid,
+  type SignFunction,
+  SigningKey,
+  verifySignature,
+} from './keys.js';
 export { LruBodyCache } from './lru.js';
 export { MirrorFileSource } from './mirror/mirror-files.js';
 export { mirrorStatePath } from './mirror/mirror-state.js';
@@ -71,6 +79,7 @@ export {
   type SpaceTicket,
   type WriterInfo,
 } from './node.js';
+export { type NodeCryptoModule, nodeCrypto } from './node-crypto.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';
 export { HOLDER_COLLECTION, type HolderKind } from './space/holders.js';
@@ -95,9 +104,12 @@ export {
 } from './sync/websocket-transport.js';
 export {
   createVersion,
+  createVersions,
   decodeVersion,
+  MAX_BATCH,
   MAX_FILES,
   openBody,
+  type SignOptions,
   type Version,
   type VersionDraft,
   verifyVersion,

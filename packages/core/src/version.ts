@@ -1,24 +1,49 @@
 /**
- * The version envelope: one immutable, signed, sealed write to a record.
- * Its id is SHA-256 of its deterministic CBOR encoding. Layout: spec 05 §3.
+ * The version: one immutable, signed, sealed write to a record. Its id is SHA-256 of its
+ * envelope's bytes (written and read in `envelope.ts`). Layout: spec 05 §3.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { base32nopad } from '@scure/base';
+import { leafHash, merkleTree, rootOf } from './batch-tree.js';
 import { assertBody, type BodyValue, MAX_BODY_BYTES } from './body.js';
-import { compareBytes, equalBytes, fromHex, toHex, utf8 } from './bytes.js';
+import { compareBytes, fromHex, toHex, utf8 } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
+import {
+  type BatchProof,
+  bodyOf,
+  ENVELOPE_FORMAT,
+  encodeHeader,
+  encodeSigned,
+  encodeUnsigned,
+  headerLength,
+  type ParsedEnvelope,
+  parseEnvelope,
+} from './envelope.js';
 import { MincaError } from './errors.js';
-import { hashId, ID_BYTES, RECORD_ID, SPACE_ID } from './ids.js';
-import { type SigningKey, verifySignature } from './keys.js';
+import { hashId, RECORD_ID, SPACE_ID } from './ids.js';
+import { didFromPublicKey, type SigningKey, verifyEd25519 } from './keys.js';
 import { isCollectionName } from './names.js';
-import { open, SEAL_OVERHEAD, seal } from './seal.js';
+import { openSalted, SEAL_OVERHEAD, sealSalted } from './seal.js';
 
-export const VERSION_FORMAT = 1;
+export const VERSION_FORMAT = ENVELOPE_FORMAT;
 /** A version names at most this many files. */
 export const MAX_FILES = 16;
 /** A version supersedes at most this many others (the heads it replaces). */
 export const MAX_SUPERSEDES = 64;
+/** Versions one batch signature covers at most (spec 05 §3.6). */
+export const MAX_BATCH = 65_536;
 /** Largest encoded version. */
 export const MAX_VERSION_BYTES = MAX_BODY_BYTES + SEAL_OVERHEAD + 8 * 1024;
-const SIGNING_CONTEXT = utf8('minca/version/v1\n');
+const SIGNING_CONTEXT = utf8('minca/version/v2\n');
+const BATCH_CONTEXT = utf8('minca/batch/v2\n');
+const BODY_CONTEXT = utf8('minca/body/v2\n');
+const LIMITS = {
+  maxSupersedes: MAX_SUPERSEDES,
+  maxFiles: MAX_FILES,
+  maxCollection: 263,
+  maxRecord: 64,
+  maxBatch: MAX_BATCH,
+};
 
 /** A version, decoded and verified. Ids are lowercase hex. */
 export interface Version {
@@ -48,25 +73,110 @@ export interface VersionDraft {
   body: BodyValue | null;
 }
 
-interface Envelope {
-  v: number;
-  s: string;
-  c: string;
-  r: string;
-  p: Uint8Array[];
-  t: number;
-  a: string;
-  f: Uint8Array[];
-  b: Uint8Array | null;
-  g?: Uint8Array;
+/** How {@link createVersions} signs. */
+export interface SignOptions {
+  /**
+   * Versions under one signature: 1 (the default) signs each on its own, the signatures made
+   * at once; more signs the root of each run of that many (a batch signature, spec 05 §3.6),
+   * which costs each version a path of about 33 bytes per doubling.
+   */
+  perSignature?: number;
+}
+
+/**
+ * Strings for bytes that repeat in every version (a space's id, an author's DID), so decoding
+ * them costs a lookup. Cleared when full: a node meets few spaces and authors at a time.
+ */
+class NameCache {
+  readonly #names = new Map<string, string>();
+  constructor(readonly make: (bytes: Uint8Array) => string) {}
+  of(bytes: Uint8Array): string {
+    const key = String.fromCharCode.apply(null, bytes as never);
+    let name = this.#names.get(key);
+    if (name === undefined) {
+      if (this.#names.size >= 4096) this.#names.clear();
+      this.#names.set(key, (name = this.make(bytes)));
+    }
+    return name;
+  }
+}
+const spaceNames = new NameCache((b) => base32nopad.encode(b).toLowerCase());
+const authorNames = new NameCache(didFromPublicKey);
+const spaceIds = new Map<string, Uint8Array>();
+
+/** A space id's 16 bytes; `invalid_input` for a string that is not one. */
+function spaceBytes(space: string): Uint8Array {
+  let bytes = spaceIds.get(space);
+  if (bytes) return bytes;
+  if (typeof space !== 'string' || !SPACE_ID.test(space))
+    throw new MincaError('invalid_input', 'not a space id');
+  try {
+    bytes = base32nopad.decode(space.toUpperCase());
+  } catch (cause) {
+    throw new MincaError('invalid_input', 'not a space id', { cause });
+  }
+  if (spaceIds.size >= 4096) spaceIds.clear();
+  spaceIds.set(space, bytes);
+  return bytes;
 }
 
 const sortedIds = (hexes: readonly string[]): Uint8Array[] =>
   [...new Set(hexes)].map(fromHex).sort(compareBytes);
 
-/** Binds a sealed body to its place, so it can't be moved to another record or space. */
-function bodyAad(e: Pick<Envelope, 's' | 'c' | 'r' | 't' | 'a'>): Uint8Array {
-  return encodeCbor(['minca/body/v1', e.s, e.c, e.r, e.t, e.a]);
+const concat = (a: Uint8Array, b: Uint8Array) => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+};
+
+/** What a sealed body is bound to: the envelope before it, so it can't move to another version. */
+const bodyAad = (header: Uint8Array) => concat(BODY_CONTEXT, header);
+
+/** The envelope up to its signature, sealed (what is signed), and the body's plaintext. */
+function prepare(
+  draft: VersionDraft,
+  spaceKey: Uint8Array,
+  author: Uint8Array,
+): { unsigned: Uint8Array; plain: Uint8Array | null } {
+  if (draft.files.length > MAX_FILES) {
+    throw new MincaError(
+      'too_large',
+      `a record names at most ${MAX_FILES} files, not ${draft.files.length}`,
+    );
+  }
+  if (!isCollectionName(draft.collection))
+    throw new MincaError('invalid_name', 'bad collection name');
+  if (typeof draft.record !== 'string' || !RECORD_ID.test(draft.record))
+    throw new MincaError('invalid_name', 'bad record id');
+  if (!Number.isSafeInteger(draft.timestamp) || draft.timestamp < 0)
+    throw new MincaError('invalid_input', 'bad timestamp');
+  const supersedes = sortedIds(draft.supersedes);
+  if (supersedes.length > MAX_SUPERSEDES)
+    throw new MincaError('too_large', `a version supersedes at most ${MAX_SUPERSEDES} others`);
+  const header = encodeHeader({
+    space: spaceBytes(draft.space),
+    collection: draft.collection,
+    record: draft.record,
+    supersedes,
+    timestamp: draft.timestamp,
+    author,
+    files: sortedIds(draft.files),
+  });
+  let b: Uint8Array | null = null;
+  let plain: Uint8Array | null = null;
+  if (draft.body !== null) {
+    assertBody(draft.body);
+    plain = encodeCbor(draft.body);
+    if (plain.length > MAX_BODY_BYTES) {
+      throw new MincaError(
+        'too_large',
+        `body is ${plain.length} bytes, over ${MAX_BODY_BYTES}; put large things in a file`,
+      );
+    }
+    b = sealSalted(spaceKey, plain, bodyAad(header));
+  }
+  return { unsigned: encodeUnsigned(header, b), plain };
 }
 
 /** Seals, signs and encodes a new version. */
@@ -75,45 +185,85 @@ export async function createVersion(
   spaceKey: Uint8Array,
   key: SigningKey,
 ): Promise<Version> {
-  if (draft.files.length > MAX_FILES) {
-    throw new MincaError(
-      'too_large',
-      `a record names at most ${MAX_FILES} files, not ${draft.files.length}`,
-    );
-  }
-  const header = {
-    v: VERSION_FORMAT,
-    s: draft.space,
-    c: draft.collection,
-    r: draft.record,
-    p: sortedIds(draft.supersedes),
-    t: draft.timestamp,
-    a: key.did,
-    f: sortedIds(draft.files),
-  };
-  let b: Uint8Array | null = null;
-  if (draft.body !== null) {
-    assertBody(draft.body);
-    const plain = encodeCbor(draft.body);
-    if (plain.length > MAX_BODY_BYTES) {
-      throw new MincaError(
-        'too_large',
-        `body is ${plain.length} bytes, over ${MAX_BODY_BYTES}; put large things in a file`,
-      );
-    }
-    b = seal(spaceKey, plain, bodyAad(header));
-  }
-  const unsigned: Envelope = { ...header, b };
-  const g = await key.sign(signedBytes(unsigned));
-  // Built and signed here, so the checks made of outside bytes can be skipped.
-  return decodeVersion(encodeCbor({ ...unsigned, g }), { trusted: true });
+  return (await sealVersions([draft], spaceKey, key))[0]!.version;
 }
 
-function signedBytes(unsigned: Envelope): Uint8Array {
-  const encoded = encodeCbor(unsigned);
-  const out = new Uint8Array(SIGNING_CONTEXT.length + encoded.length);
-  out.set(SIGNING_CONTEXT);
-  out.set(encoded, SIGNING_CONTEXT.length);
+/**
+ * Seals, signs and encodes several new versions at once: each signed on its own, the
+ * signatures made together (WebCrypto makes them on every core), or under batch signatures.
+ */
+export async function createVersions(
+  drafts: readonly VersionDraft[],
+  spaceKey: Uint8Array,
+  key: SigningKey,
+  options: SignOptions = {},
+): Promise<Version[]> {
+  return (await sealVersions(drafts, spaceKey, key, options)).map((s) => s.version);
+}
+
+/** A version just made, and its body's plaintext (CBOR; `null` for a tombstone). */
+export interface SealedVersion {
+  version: Version;
+  plain: Uint8Array | null;
+}
+
+/**
+ * What {@link createVersions} does, giving each body's plaintext too: a writer gives back what
+ * it wrote without opening it again.
+ */
+export async function sealVersions(
+  drafts: readonly VersionDraft[],
+  spaceKey: Uint8Array,
+  key: SigningKey,
+  options: SignOptions = {},
+): Promise<SealedVersion[]> {
+  const per = Math.min(options.perSignature ?? 1, MAX_BATCH);
+  if (!(per >= 1)) throw new RangeError('perSignature must be at least 1');
+  const prepared = drafts.map((d) => prepare(d, spaceKey, key.publicKey));
+  const unsigned = prepared.map((p) => p.unsigned);
+  if (unsigned.length === 1) {
+    // One version: its own signature, without the batch's bookkeeping.
+    const g = await key.sign(concat(SIGNING_CONTEXT, unsigned[0]!));
+    return [{ version: signed(unsigned[0]!, g), plain: prepared[0]!.plain }];
+  }
+  const proofs: Array<Uint8Array | BatchProof> = new Array(unsigned.length);
+  const signing: Promise<void>[] = [];
+  for (let at = 0; at < unsigned.length; at += per) {
+    const run = unsigned.slice(at, at + per);
+    if (run.length === 1) {
+      signing.push(
+        key.sign(concat(SIGNING_CONTEXT, run[0]!)).then((g) => {
+          proofs[at] = g;
+        }),
+      );
+      continue;
+    }
+    const { root, paths } = merkleTree(run.map(leafOf));
+    signing.push(
+      key.sign(rootMessage(run.length, root)).then((signature) => {
+        run.forEach((_, i) => {
+          proofs[at + i] = { signature, size: run.length, index: i, path: paths[i]! };
+        });
+      }),
+    );
+  }
+  await Promise.all(signing);
+  return unsigned.map((u, i) => ({ version: signed(u, proofs[i]!), plain: prepared[i]!.plain }));
+}
+
+/** Built and signed here, so the checks made of outside bytes are skipped. */
+const signed = (unsigned: Uint8Array, proof: Uint8Array | BatchProof) =>
+  decodeVersion(encodeSigned(unsigned, proof), { trusted: true });
+
+/** A version's leaf in a batch: SHA-256(0x00 ‖ what its own signature would cover). */
+const leafOf = (unsigned: Uint8Array) => leafHash(concat(SIGNING_CONTEXT, unsigned));
+
+/** What a batch's signature covers: its size and root. */
+function rootMessage(size: number, root: Uint8Array): Uint8Array {
+  const out = new Uint8Array(BATCH_CONTEXT.length + 4 + root.length);
+  out.set(BATCH_CONTEXT);
+  new DataView(out.buffer).setUint32(BATCH_CONTEXT.length, size);
+  out.set(root, BATCH_CONTEXT.length + 4);
   return out;
 }
 
@@ -121,77 +271,131 @@ const invalid = (why: string): never => {
   throw new MincaError('invalid_version', `invalid version: ${why}`);
 };
 
-function idList(value: unknown, max: number, what: string): string[] {
-  if (!Array.isArray(value) || value.length > max)
-    invalid(`${what} must be a list of at most ${max} ids`);
-  const ids = value as unknown[];
-  ids.forEach((id, i) => {
-    if (!(id instanceof Uint8Array) || id.length !== ID_BYTES) invalid(`${what} holds a bad id`);
-    if (i > 0 && compareBytes(ids[i - 1] as Uint8Array, id as Uint8Array) >= 0) {
-      invalid(`${what} must be sorted and unique`);
-    }
-  });
-  return (ids as Uint8Array[]).map(toHex);
+function parse(bytes: Uint8Array): ParsedEnvelope {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
+  if (bytes.length > MAX_VERSION_BYTES)
+    throw new MincaError('malformed', `a version of ${bytes.length} bytes is over the limit`);
+  return parseEnvelope(bytes, LIMITS);
 }
 
 /**
- * Decodes a version: strict CBOR in its one canonical encoding, every field well formed.
- * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion}; the intake does both for what comes from outside),
- * opens no body (that needs the space key) and judges no authorization. `trusted: true` skips
- * the canonical-encoding check too, for bytes this node checked before it stored them.
+ * Decodes a version: its envelope in its one canonical encoding, every field well formed.
+ * `malformed` or `invalid_version` otherwise. It checks no signature (see {@link verifyVersion};
+ * the intake does both for what comes from outside), opens no body (that needs the space key)
+ * and judges no authorization. `trusted: true` skips the grammar checks, for bytes this node
+ * checked before it stored them, and `id` the hashing, for bytes known to have that id.
  */
-export function decodeVersion(bytes: Uint8Array, options: { trusted?: boolean } = {}): Version {
-  const e = decodeStrict(bytes, { maxBytes: MAX_VERSION_BYTES, maxDepth: 3 }) as Envelope;
-  if (e === null || typeof e !== 'object' || Array.isArray(e)) invalid('not a map');
-  const keys = Object.keys(e).sort().join(',');
-  if (keys !== 'a,b,c,f,g,p,r,s,t,v') invalid(`unexpected fields ${keys}`);
-  if (e.v !== VERSION_FORMAT) invalid(`unknown format ${String(e.v)}`);
-  if (typeof e.s !== 'string' || !SPACE_ID.test(e.s)) invalid('bad space id');
-  if (!isCollectionName(e.c)) invalid('bad collection');
-  if (typeof e.r !== 'string' || !RECORD_ID.test(e.r)) invalid('bad record id');
-  if (!Number.isSafeInteger(e.t) || e.t < 0) invalid('bad timestamp');
-  if (typeof e.a !== 'string' || e.a.length > 64) invalid('bad author');
-  if (!(e.b === null || e.b instanceof Uint8Array)) invalid('bad body');
-  if (!(e.g instanceof Uint8Array) || e.g.length !== 64) invalid('bad signature');
-  const supersedes = idList(e.p, MAX_SUPERSEDES, 'supersedes');
-  const files = idList(e.f, MAX_FILES, 'files');
-  // One encoding per value, so one id per version: re-encoding must give the same bytes.
-  if (!options.trusted && !equalBytes(encodeCbor(e), bytes)) invalid('not in canonical encoding');
+export function decodeVersion(
+  bytes: Uint8Array,
+  options: { trusted?: boolean; id?: string } = {},
+): Version {
+  const e = parse(bytes);
+  if (!options.trusted) {
+    if (!isCollectionName(e.collection)) invalid('bad collection');
+    if (!RECORD_ID.test(e.record)) invalid('bad record id');
+  }
   return {
-    id: toHex(hashId(bytes)),
+    id: options.id ?? toHex(hashId(bytes)),
     bytes,
-    space: e.s,
-    collection: e.c,
-    record: e.r,
-    supersedes,
-    timestamp: e.t,
-    author: e.a,
-    files,
-    sealedBody: e.b,
+    space: spaceNames.of(e.space),
+    collection: e.collection,
+    record: e.record,
+    supersedes: e.supersedes.map(toHex),
+    timestamp: e.timestamp,
+    author: authorNames.of(e.author),
+    files: e.files.map(toHex),
+    sealedBody: e.body,
   };
 }
 
+/** Batch roots whose signature was checked (or is being), by author, signature and root. */
+const roots = new Map<string, Promise<boolean>>();
+const MAX_ROOTS = 4096;
+const latin1 = (bytes: Uint8Array) => String.fromCharCode.apply(null, bytes as never);
+
 /** Checks the author's signature of a decoded version; `invalid_version` when it fails. */
 export async function verifyVersion(version: Version): Promise<void> {
-  const { g, ...unsigned } = decodeStrict(version.bytes, {
-    maxBytes: MAX_VERSION_BYTES,
-    maxDepth: 3,
-  }) as Envelope;
-  if (!(await verifySignature(version.author, signedBytes(unsigned), g!)))
-    invalid('signature does not verify');
+  const e = parse(version.bytes);
+  const signed = version.bytes.subarray(0, e.proofStart);
+  let ok: boolean;
+  if (e.proof instanceof Uint8Array) {
+    ok = await verifyEd25519(e.author, concat(SIGNING_CONTEXT, signed), e.proof);
+  } else {
+    const { signature, size, index, path } = e.proof;
+    const root = rootOf(
+      sha256
+        .create()
+        .update(new Uint8Array([0]))
+        .update(SIGNING_CONTEXT)
+        .update(signed)
+        .digest(),
+      index,
+      size,
+      path,
+    );
+    if (!root) invalid('its batch path does not lead to a root');
+    // One check per batch: the versions of a batch that come together share it.
+    const key = latin1(e.author) + latin1(signature) + latin1(root!) + size;
+    let check = roots.get(key);
+    if (!check) {
+      if (roots.size >= MAX_ROOTS) roots.delete(roots.keys().next().value!);
+      check = verifyEd25519(e.author, rootMessage(size, root!), signature);
+      roots.set(key, check);
+    }
+    ok = await check;
+  }
+  if (!ok) invalid('signature does not verify');
 }
 
 /** Opens a version's body with the space key. `invalid_version` if it won't open or decode. */
 export function openBody(version: Version, spaceKey: Uint8Array): BodyValue | null {
+  return openWithKeys(version, [spaceKey]);
+}
+
+/**
+ * Opens a version's body with whichever of a space's keys sealed it (spec 05 §7.4: a space key
+ * changes when a member leaves), trying the newest first. `invalid_version` if none opens it.
+ */
+export function openWithKeys(version: Version, keys: readonly Uint8Array[]): BodyValue | null {
   if (version.sealedBody === null) return null;
-  const aad = bodyAad({
-    s: version.space,
-    c: version.collection,
-    r: version.record,
-    t: version.timestamp,
-    a: version.author,
-  });
-  const plain = open(spaceKey, version.sealedBody, aad);
+  return openSealed(
+    version.bytes.subarray(0, headerLength(version.bytes)),
+    version.sealedBody,
+    keys,
+  );
+}
+
+/**
+ * Opens the body of a stored version's bytes (read strictly when they came in) with whichever
+ * of `keys` sealed it, without decoding the rest of the envelope: how many records are read.
+ */
+export function openStored(bytes: Uint8Array, keys: readonly Uint8Array[]): BodyValue | null {
+  const { headerEnd, body } = bodyOf(bytes);
+  return body === null ? null : openSealed(bytes.subarray(0, headerEnd), body, keys);
+}
+
+function openSealed(
+  header: Uint8Array,
+  sealed: Uint8Array,
+  keys: readonly Uint8Array[],
+): BodyValue {
+  const aad = bodyAad(header);
+  let failure: unknown;
+  for (let i = keys.length - 1; i >= 0; i--) {
+    let plain: Uint8Array;
+    try {
+      plain = openSalted(keys[i]!, sealed, aad);
+    } catch (error) {
+      failure = error;
+      continue;
+    }
+    return decodeBody(plain);
+  }
+  throw failure ?? new MincaError('invalid_version', 'no key to open the version with');
+}
+
+/** A body's plaintext, decoded and checked as a body (spec 05 §3.3); `invalid_version` if not one. */
+export function decodeBody(plain: Uint8Array): BodyValue {
   let body: unknown;
   try {
     body = decodeStrict(plain, { maxBytes: MAX_BODY_BYTES, maxDepth: 33 });
@@ -200,20 +404,4 @@ export function openBody(version: Version, spaceKey: Uint8Array): BodyValue | nu
     throw new MincaError('invalid_version', 'version body does not decode', { cause });
   }
   return body;
-}
-
-/**
- * Opens a version's body with whichever of a space's keys sealed it (spec 05 §7.4: a space key
- * changes when a member leaves), trying the newest first. `invalid_version` if none opens it.
- */
-export function openWithKeys(version: Version, keys: readonly Uint8Array[]): BodyValue | null {
-  let failure: unknown;
-  for (let i = keys.length - 1; i >= 0; i--) {
-    try {
-      return openBody(version, keys[i]!);
-    } catch (error) {
-      failure = error;
-    }
-  }
-  throw failure ?? new MincaError('invalid_version', 'no key to open the version with');
 }

@@ -9,6 +9,7 @@ import type { AddFileOptions, ReadFileOptions } from '../files/space-files.js';
 import { isSystemCollection } from '../names.js';
 import type { ListOptions, MincaRecord } from '../space/record-reads.js';
 import type { SpaceChange } from '../space/space-view.js';
+import type { SignOptions } from '../version.js';
 import type { OpenSpaces } from './open-spaces.js';
 
 export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
@@ -34,6 +35,34 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
         throw new MincaError('invalid_input', 'a record body cannot be null; use records.delete');
       }
       return (await space.put(collection, body, options.id)) as MincaRecord<T>;
+    },
+    /**
+     * Writes several records in one go, as `put` would one after another, but sealed and signed
+     * together (WebCrypto signs on every core), stored in one commit and told to listeners
+     * once. `perSignature` over 1 signs the root of each run of that many versions (a batch
+     * signature, spec 05 §3.6): far less signing, and about 33 bytes per doubling more per
+     * version. An `id` given twice gets two versions, the second superseding the first.
+     */
+    putMany: async <T extends BodyValue>(
+      spaceId: string,
+      collection: string,
+      items: ReadonlyArray<{ body: T; id?: string }>,
+      options: SignOptions = {},
+    ): Promise<Array<MincaRecord<T>>> => {
+      const space = await spaces.member(spaceId);
+      if (isSystemCollection(collection)) {
+        throw new MincaError(
+          'invalid_name',
+          `collection ${collection} is the space's own; apps write outside sys.*`,
+        );
+      }
+      if (!Array.isArray(items)) throw new TypeError('items must be an array of { body, id? }');
+      for (const item of items) {
+        if (item?.body === null || item?.body === undefined) {
+          throw new MincaError('invalid_input', 'a record body cannot be null; use records.delete');
+        }
+      }
+      return (await space.putMany(collection, items, options)) as Array<MincaRecord<T>>;
     },
     /** The record as it stands, or `undefined`. */
     get: async <T extends BodyValue = BodyValue>(

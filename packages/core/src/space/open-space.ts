@@ -6,20 +6,26 @@
 import type { BodyValue } from '../body.js';
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
-import { fileIdsIn } from '../file-ref.js';
 import { spaceAccessKey } from '../hosting/access-key.js';
 import type { WriterIdentity } from '../identity/writer-chain.js';
-import { RECORD_ID, randomId } from '../ids.js';
+import { randomId } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import { assertCollectionName, isSystemCollection } from '../names.js';
 import type { SpaceEntry } from '../registry.js';
 import type { Store } from '../store.js';
-import { createVersion, type Version } from '../version.js';
+import { decodeBody, type SealedVersion, type SignOptions, type Version } from '../version.js';
 import { type HolderKind, readHolders } from './holders.js';
 import { holdsChain, isCredentialOf } from './member-records.js';
 import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
 import { didRecordId } from './record-ids.js';
-import { getRecord, type ListOptions, listRecords, type MincaRecord } from './record-reads.js';
+import {
+  getRecord,
+  type ListOptions,
+  listRecords,
+  type MincaRecord,
+  recordOf,
+} from './record-reads.js';
+import { assertRecordId, sealWrites } from './record-writer.js';
 import { KEY_COLLECTION, type KeyRing, keptUnread, readKeyRing } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
@@ -186,8 +192,44 @@ export class OpenSpace implements SpaceView, MemberView {
 
   /** Writes a new version of record `id` (a new record without one), superseding its heads. */
   async put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
-    const version = await this.write(collection, id ?? randomId(), body);
-    return (await this.get(collection, version.record))!;
+    const [record] = await this.putMany(collection, [{ body, ...(id ? { id } : {}) }]);
+    return record!;
+  }
+
+  /**
+   * Writes several records in one go: each sealed, the signatures made together (or under
+   * batch signatures, `perSignature`, spec 05 §3.6), all stored in one commit and told once.
+   * An id given twice gets two versions, the second superseding the first.
+   */
+  async putMany(
+    collection: string,
+    items: ReadonlyArray<{ body: BodyValue; id?: string }>,
+    options: SignOptions = {},
+  ): Promise<MincaRecord[]> {
+    assertCollectionName(collection);
+    const ids = items.map((item) => item.id ?? randomId());
+    for (const id of ids) assertRecordId(id);
+    const sealed = await this.serialized(async () => {
+      await this.#mayWriteHere();
+      const made = await this.#sealMany(
+        collection,
+        ids.map((id, i) => ({ id, body: items[i]!.body })),
+        options,
+      );
+      await this.takeIn(made.map((s) => s.version));
+      return made;
+    });
+    // What was written, as it stands now: decoded from the plaintext, unless another version
+    // won meanwhile (one taken in from a peer), when the record is read.
+    const out: MincaRecord[] = [];
+    for (const { version, plain } of sealed) {
+      const record = this.store.collection(collection)?.records.get(version.record);
+      const winner = record?.winner();
+      if (record && winner?.id === version.id && plain !== null)
+        out.push(recordOf(collection, version.record, record, winner, decodeBody(plain)));
+      else out.push((await this.get(collection, version.record))!);
+    }
+    return out;
   }
 
   /** Whether `version` is of a kind of credential `did` may show here (spec 05 §8). */
@@ -218,26 +260,26 @@ export class OpenSpace implements SpaceView, MemberView {
     sealKey?: Uint8Array,
   ): Promise<Version> {
     assertCollectionName(collection);
-    if (typeof id !== 'string' || !RECORD_ID.test(id)) {
-      throw new MincaError(
-        'invalid_name',
-        `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
-      );
-    }
+    assertRecordId(id);
     return this.serialized(async () => {
-      // The writer's record first, so what it writes counts for its account everywhere.
-      if ((await this.roleOf(this.identity.account)) !== undefined) await this.#publishWriter();
-      // What a node may not write would not stand anywhere, so it is refused here, not stored.
-      if (!(await this.mayWrite(this.signer.did))) {
-        throw new MincaError(
-          'not_authorized',
-          `${this.identity.account} may not write in space ${this.id}`,
-        );
-      }
+      await this.#mayWriteHere();
       const version = await this.seal(collection, id, body, sealKey);
       await this.takeIn([version]);
       return version;
     });
+  }
+
+  /** Publishes this node's writer record if due, and refuses a write that would not stand. */
+  async #mayWriteHere(): Promise<void> {
+    // The writer's record first, so what it writes counts for its account everywhere.
+    if ((await this.roleOf(this.identity.account)) !== undefined) await this.#publishWriter();
+    // What a node may not write would not stand anywhere, so it is refused here, not stored.
+    if (!(await this.mayWrite(this.signer.did))) {
+      throw new MincaError(
+        'not_authorized',
+        `${this.identity.account} may not write in space ${this.id}`,
+      );
+    }
   }
 
   /**
@@ -278,28 +320,23 @@ export class OpenSpace implements SpaceView, MemberView {
   }
 
   /** A new version of record `id` superseding its heads, signed by this node; not stored. */
-  seal(
+  async seal(
     collection: string,
     id: string,
     body: BodyValue | null,
     key: Uint8Array = this.#entry.key,
   ): Promise<Version> {
-    const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
-      (m) => m.id,
-    );
-    return createVersion(
-      {
-        space: this.id,
-        collection,
-        record: id,
-        supersedes: heads,
-        timestamp: this.clock.tick(),
-        files: body === null ? [] : fileIdsIn(body),
-        body,
-      },
-      key,
-      this.signer,
-    );
+    return (await this.#sealMany(collection, [{ id, body }], {}, key))[0]!.version;
+  }
+
+  #sealMany(
+    collection: string,
+    writes: ReadonlyArray<{ id: string; body: BodyValue | null }>,
+    options: SignOptions,
+    key: Uint8Array = this.#entry.key,
+  ): Promise<SealedVersion[]> {
+    const context = { space: this.id, store: this.store, clock: this.clock, signer: this.signer };
+    return sealWrites(context, collection, writes, options, key);
   }
 
   /** Stores versions (already verified) and tells listeners once. Returns those that were new. */

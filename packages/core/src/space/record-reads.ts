@@ -1,12 +1,16 @@
 /**
- * Reading records as they stand (spec 05 §4): the winning version of each, opened under the
- * space's keys, and only where its author may write. What does not stand reads as absent.
+ * Reading records as they stand (spec 05 §4): a record's winning head, when its author may
+ * write at its time, it is no tombstone, and its body opens. What does not stand reads as
+ * absent. A listing judges every winner from memory first, then reads the bodies of those that
+ * may stand a page at a time and opens each from its bytes, without decoding the rest of its
+ * envelope.
  */
 import type { BodyValue } from '../body.js';
 import { assertCollectionName } from '../names.js';
 import type { RecordState, VersionMeta } from '../record-state.js';
 import type { Store } from '../store.js';
-import { openWithKeys } from '../version.js';
+import { openStored } from '../version.js';
+import type { Membership } from './membership.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
 export interface MincaRecord<T extends BodyValue = BodyValue> {
@@ -33,8 +37,11 @@ export interface ListOptions {
 export interface RecordSource {
   readonly store: Store;
   readonly keys: readonly Uint8Array[];
-  mayWrite(author: string, timestamp?: number): Promise<boolean>;
+  membership(): Promise<Membership>;
 }
+
+/** Bodies read from the store in one call. */
+const PAGE = 512;
 
 /** Record `id` of `collection` as it stands, or `undefined`. */
 export async function getRecord(
@@ -44,7 +51,7 @@ export async function getRecord(
 ): Promise<MincaRecord | undefined> {
   assertCollectionName(collection);
   const record = space.store.collection(collection)?.records.get(id);
-  return record ? readRecord(space, collection, id, record) : undefined;
+  return record ? (await readRecords(space, collection, [[id, record]]))[0] : undefined;
 }
 
 /** The records of `collection` that stand, in `options.order`, at most `options.limit`. */
@@ -64,27 +71,17 @@ export async function listRecords(
     const ts = (r: RecordState) => r.winner()?.timestamp ?? 0;
     records.sort(([a, ra], [b, rb]) => sign * (ts(ra) - ts(rb)) || (a < b ? -1 : 1));
   }
-  const out: MincaRecord[] = [];
-  for (const [id, record] of records) {
-    if (out.length >= limit) break;
-    const read = await readRecord(space, collection, id, record);
-    if (read) out.push(read);
-  }
-  return out;
+  return readRecords(space, collection, records, limit);
 }
 
-/** The record as it stands, or `undefined` when it doesn't (absent, deleted, invalid, unauthorised). */
-async function readRecord(
-  space: RecordSource,
+/** The record with `winner`'s `body`. */
+export function recordOf(
   collection: string,
   id: string,
   record: RecordState,
-): Promise<MincaRecord | undefined> {
-  const winner = record.winner();
-  if (!winner || winner.deleted || !(await space.mayWrite(winner.author, winner.timestamp)))
-    return undefined;
-  const body = await openBody(space, winner);
-  if (body === undefined || body === null) return undefined;
+  winner: VersionMeta,
+  body: BodyValue,
+): MincaRecord {
   return {
     id,
     collection,
@@ -97,15 +94,43 @@ async function readRecord(
   };
 }
 
-async function openBody(
+/**
+ * The records of `entries` (record id, state) that stand, in order, at most `limit` of them.
+ * One record reads as many.
+ */
+async function readRecords(
   space: RecordSource,
-  meta: VersionMeta,
-): Promise<BodyValue | null | undefined> {
-  const version = await space.store.getVersion(meta.id);
-  if (!version) return undefined;
-  try {
-    return openWithKeys(version, space.keys);
-  } catch {
-    return undefined;
+  collection: string,
+  entries: ReadonlyArray<readonly [string, RecordState]>,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<MincaRecord[]> {
+  const membership = await space.membership();
+  const out: MincaRecord[] = [];
+  let page: Array<[string, RecordState, VersionMeta]> = [];
+  const flush = async () => {
+    const bytes = await space.store.getVersionBytes(page.map(([, , winner]) => winner.id));
+    page.forEach(([id, record, winner], i) => {
+      const stored = bytes[i];
+      if (!stored || out.length >= limit) return;
+      let body: BodyValue | null;
+      try {
+        body = openStored(stored, space.keys);
+      } catch {
+        return; // A body that doesn't open or decode: the record does not stand.
+      }
+      if (body !== null) out.push(recordOf(collection, id, record, winner, body));
+    });
+    page = [];
+  };
+  for (const [id, record] of entries) {
+    if (out.length >= limit) break;
+    const winner = record.winner();
+    if (!winner || winner.deleted || !membership.mayWrite(winner.author, winner.timestamp))
+      continue;
+    page.push([id, record, winner]);
+    // Past what is left to find, a page is read before looking further.
+    if (page.length >= Math.min(PAGE, limit - out.length)) await flush();
   }
+  if (page.length > 0) await flush();
+  return out;
 }

@@ -1,0 +1,73 @@
+/**
+ * The tree of a batch signature (spec 05 §3.6): RFC 9162 §2.1's Merkle tree over a batch's
+ * versions, SHA-256 with `0x00` before a leaf and `0x01` before two children, so a leaf can't
+ * pass for a node. A writer signs the root once; each version carries the path from its leaf.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+
+const LEAF = new Uint8Array([0]);
+const NODE = new Uint8Array([1]);
+
+/** The leaf of a version: SHA-256(0x00 ‖ what its signature would cover). */
+export function leafHash(signed: Uint8Array): Uint8Array {
+  return sha256.create().update(LEAF).update(signed).digest();
+}
+
+const nodeHash = (left: Uint8Array, right: Uint8Array) =>
+  sha256.create().update(NODE).update(left).update(right).digest();
+
+/** The largest power of two below `n` (n ≥ 2). */
+function split(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/** The root over `leaves` (at least one), and each leaf's path up to it, lowest sibling first. */
+export function merkleTree(leaves: readonly Uint8Array[]): {
+  root: Uint8Array;
+  paths: Uint8Array[][];
+} {
+  const paths = leaves.map((): Uint8Array[] => []);
+  const build = (lo: number, hi: number): Uint8Array => {
+    if (hi - lo === 1) return leaves[lo]!;
+    const mid = lo + split(hi - lo);
+    const left = build(lo, mid);
+    const right = build(mid, hi);
+    for (let i = lo; i < mid; i++) paths[i]!.push(right);
+    for (let i = mid; i < hi; i++) paths[i]!.push(left);
+    return nodeHash(left, right);
+  };
+  return { root: build(0, leaves.length), paths };
+}
+
+/**
+ * The root that leaf `index` of a tree of `size` leaves reaches through `path` (RFC 9162
+ * §2.1.3.2), or `undefined` when the path is not one of that tree's.
+ */
+export function rootOf(
+  leaf: Uint8Array,
+  index: number,
+  size: number,
+  path: readonly Uint8Array[],
+): Uint8Array | undefined {
+  if (index >= size) return undefined;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0) return undefined;
+    if (fn % 2 === 1 || fn === sn) {
+      r = nodeHash(p, r);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn = Math.floor(fn / 2);
+          sn = Math.floor(sn / 2);
+        }
+      }
+    } else r = nodeHash(r, p);
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 ? r : undefined;
+}

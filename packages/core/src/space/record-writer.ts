@@ -1,0 +1,86 @@
+/**
+ * Making a node's new versions of records (spec 05 §4): each supersedes its record's heads, is
+ * dated by the node's clock, names the files in its body, and is sealed and signed, several at
+ * once where several are written together.
+ */
+import type { BodyValue } from '../body.js';
+import type { HybridClock } from '../clock.js';
+import { MincaError } from '../errors.js';
+import { fileIdsIn } from '../file-ref.js';
+import { RECORD_ID } from '../ids.js';
+import type { SigningKey } from '../keys.js';
+import type { Store } from '../store.js';
+import {
+  type SealedVersion,
+  type SignOptions,
+  sealVersions,
+  type VersionDraft,
+} from '../version.js';
+
+/** `invalid_name` for what is not a record id. */
+export function assertRecordId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !RECORD_ID.test(id)) {
+    throw new MincaError(
+      'invalid_name',
+      `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
+    );
+  }
+}
+
+/** What a space lends the writing. */
+export interface WriteContext {
+  space: string;
+  store: Store;
+  clock: HybridClock;
+  signer: SigningKey;
+}
+
+/**
+ * New versions of records (`body` `null`: a tombstone), sealed under `key` and signed, not
+ * stored. An id that comes again supersedes the version made for it just before, so those are
+ * made in rounds, each round's signatures made together.
+ */
+export async function sealWrites(
+  context: WriteContext,
+  collection: string,
+  writes: ReadonlyArray<{ id: string; body: BodyValue | null }>,
+  options: SignOptions,
+  key: Uint8Array,
+): Promise<SealedVersion[]> {
+  const records = context.store.collection(collection)?.records;
+  const out: SealedVersion[] = new Array(writes.length);
+  const made = new Map<string, string>();
+  let pending = writes.map((write, at) => ({ ...write, at }));
+  while (pending.length > 0) {
+    const round: typeof pending = [];
+    const later: typeof pending = [];
+    const seen = new Set<string>();
+    for (const write of pending) {
+      if (seen.has(write.id)) later.push(write);
+      else {
+        seen.add(write.id);
+        round.push(write);
+      }
+    }
+    const drafts = round.map(
+      ({ id, body }): VersionDraft => ({
+        space: context.space,
+        collection,
+        record: id,
+        supersedes: made.has(id)
+          ? [made.get(id)!]
+          : (records?.get(id)?.heads ?? []).map((m) => m.id),
+        timestamp: context.clock.tick(),
+        files: body === null ? [] : fileIdsIn(body),
+        body,
+      }),
+    );
+    const sealed = await sealVersions(drafts, key, context.signer, options);
+    sealed.forEach((s, j) => {
+      out[round[j]!.at] = s;
+      made.set(s.version.record, s.version.id);
+    });
+    pending = later;
+  }
+  return out;
+}
