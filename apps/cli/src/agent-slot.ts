@@ -16,6 +16,7 @@ import { directoryStores } from '@minca/folder';
 import { CliError, EXIT } from './cli-error.js';
 import { type CertifiedKey, readWriter, removeWriter, writerKey } from './device-state.js';
 import { chainOf, type DeviceIdentity } from './identity.js';
+import { PLATFORM_CRYPTO } from './platform.js';
 import { privateDir, writeFileAtomic } from './secure-files.js';
 
 export interface AgentSlot {
@@ -123,6 +124,7 @@ export async function openSlotNode(
     stores,
     key: writer.key,
     certificates: chainOf(identity, writer),
+    crypto: PLATFORM_CRYPTO,
   });
   return {
     node,

@@ -17,6 +17,7 @@ import { CliError, EXIT } from './cli-error.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
 import { chainOf, type DeviceIdentity, nodeWriter, openIdentity } from './identity.js';
 import { createOutput, type Output } from './output.js';
+import { PLATFORM_CRYPTO } from './platform.js';
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -104,6 +105,7 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
   const signing = {
     key: writer.key,
     certificates: chainOf(identity, writer),
+    crypto: PLATFORM_CRYPTO,
     // A segment in the folder that does not hold (damaged, or written by someone without the
     // keys) is skipped; the person is told, since someone may be tampering with the folder.
     onMirrorError: (error: Error) => context.out.note(`data folder: ${error.message}`),

@@ -11,6 +11,7 @@ import { type BlobStore, createNode, type MincaNode, SigningKey } from '@minca/c
 import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { CliError, EXIT } from '../cli-error.js';
+import { PLATFORM_CRYPTO } from '../platform.js';
 import { writeFileAtomic } from '../secure-files.js';
 import { Fleet } from './fleet.js';
 import { fleetCertificate } from './fleet-identity.js';
@@ -123,6 +124,7 @@ export async function openHostNode(
   const node = await createNode({
     stores,
     key,
+    crypto: PLATFORM_CRYPTO,
     ...(certified ? { certificates: certified.chain } : {}),
     holding: policy ?? {},
     fetchFiles: 'all',
