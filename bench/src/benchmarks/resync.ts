@@ -68,7 +68,7 @@ async function fill(file: string, author: string): Promise<void> {
     for (let i = first; i < Math.min(COUNT, first + batch); i++) {
       const id = createHash('sha256').update(`resync/${i}`).digest('hex');
       const meta = { r: `r${i}`, p: [], t: BASE_MS + i * 1000, a: author, f: [], d: false };
-      entries.push({ key: versionIndexKey(COLLECTION, id), value: encodeCbor(meta) });
+      entries.push({ key: versionIndexKey(COLLECTION, meta.r, id), value: encodeCbor(meta) });
     }
     await adapter.batch(entries);
   }

@@ -71,9 +71,7 @@ export class OpenSpace implements SpaceView, MemberView {
     readonly identity: WriterIdentity,
   ) {
     this.#entry = entry;
-    for (const name of store.collectionNames()) {
-      for (const meta of store.collection(name)!.versions.values()) clock.observe(meta.timestamp);
-    }
+    clock.observe(store.latestTimestamp(clock.horizon()));
   }
 
   /** What the registry keeps of this space: id, keys, owner. */
@@ -224,7 +222,7 @@ export class OpenSpace implements SpaceView, MemberView {
 
   async get(collection: string, id: string): Promise<MincaRecord | undefined> {
     assertCollectionName(collection);
-    const record = this.store.collection(collection)?.records.get(id);
+    const record = await this.store.record(collection, id);
     return record ? this.#read(collection, id, record) : undefined;
   }
 
@@ -232,7 +230,7 @@ export class OpenSpace implements SpaceView, MemberView {
     assertCollectionName(collection);
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
     if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
-    const records = [...(this.store.collection(collection)?.records ?? [])];
+    const records = [...(await this.store.records(collection)).records];
     const order = options.order ?? 'id';
     if (order === 'id') records.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     else {
@@ -263,7 +261,7 @@ export class OpenSpace implements SpaceView, MemberView {
   /** Writes a tombstone over the record's heads. False when there was nothing to delete. */
   async delete(collection: string, id: string): Promise<boolean> {
     assertCollectionName(collection);
-    const record = this.store.collection(collection)?.records.get(id);
+    const record = await this.store.record(collection, id);
     // Already one tombstone and nothing beside it: there is nothing left to delete.
     if (!record || (record.heads.length === 1 && record.winner()!.deleted)) return false;
     const stood = (await this.#read(collection, id, record)) !== undefined;
@@ -312,7 +310,7 @@ export class OpenSpace implements SpaceView, MemberView {
   async #publishWriter(): Promise<void> {
     const { chain } = this.identity;
     if (chain.length === 0) return;
-    const current = this.store.collection(WRITER_COLLECTION)?.records.get(didRecordId(this.writer));
+    const current = await this.store.record(WRITER_COLLECTION, didRecordId(this.writer));
     const winner = current?.winner();
     if (winner && winner.id === this.#published) return;
     if (winner && (await holdsChain(this, winner, chain))) {
@@ -343,15 +341,13 @@ export class OpenSpace implements SpaceView, MemberView {
   }
 
   /** A new version of record `id` superseding its heads, signed by this node; not stored. */
-  seal(
+  async seal(
     collection: string,
     id: string,
     body: BodyValue | null,
     key: Uint8Array = this.#entry.key,
   ): Promise<Version> {
-    const heads = (this.store.collection(collection)?.records.get(id)?.heads ?? []).map(
-      (m) => m.id,
-    );
+    const heads = ((await this.store.record(collection, id))?.heads ?? []).map((m) => m.id);
     return createVersion(
       {
         space: this.id,
@@ -416,22 +412,14 @@ export class OpenSpace implements SpaceView, MemberView {
    */
   async reload(): Promise<void> {
     const before = this.store.fingerprint();
-    const counts = new Map(
-      this.store.collectionNames().map((n) => [n, this.store.collection(n)!.versions.size]),
-    );
+    const counts = new Map(this.store.collectionNames().map((n) => [n, this.store.count(n)]));
     await this.store.invalidate();
     if (this.store.fingerprint() === before) return;
     this.#membership = undefined;
     this.#holders = undefined;
     const names = this.store.collectionNames();
-    for (const name of names) {
-      for (const meta of this.store.collection(name)!.versions.values()) {
-        this.clock.observe(meta.timestamp);
-      }
-    }
-    let collections = names.filter(
-      (n) => counts.get(n) !== this.store.collection(n)!.versions.size,
-    );
+    this.clock.observe(this.store.latestTimestamp(this.clock.horizon()));
+    let collections = names.filter((n) => counts.get(n) !== this.store.count(n));
     if (collections.length === 0) collections = names;
     const change = { space: this.id, collections };
     for (const listener of this.#listeners) void Promise.resolve(change).then(listener);

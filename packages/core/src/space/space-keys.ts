@@ -105,10 +105,9 @@ export async function learnKeys(
   me: SigningKey,
 ): Promise<Uint8Array[]> {
   const found: Uint8Array[] = [];
-  const records = view.store.collection(KEY_COLLECTION)?.records;
-  if (!records) return found;
+  if (view.store.count(KEY_COLLECTION) === 0) return found;
   for (let epoch = view.keys.length; ; epoch++) {
-    const record = records.get(keyRecordId(epoch));
+    const record = await view.store.record(KEY_COLLECTION, keyRecordId(epoch));
     let key: Uint8Array | undefined;
     for (const meta of record?.versions ?? []) {
       if (membership.accountAt(meta.author, meta.timestamp) !== view.owner || meta.deleted)
@@ -141,8 +140,8 @@ export async function wrappedFor(
   epoch: number,
 ): Promise<Set<string>> {
   const out = new Set<string>();
-  for (const meta of view.store.collection(KEY_COLLECTION)?.records.get(keyRecordId(epoch))
-    ?.versions ?? []) {
+  const record = await view.store.record(KEY_COLLECTION, keyRecordId(epoch));
+  for (const meta of record?.versions ?? []) {
     if (membership.accountAt(meta.author, meta.timestamp) !== view.owner || meta.deleted) continue;
     const version = await view.store.getVersion(meta.id);
     if (!version) continue;
@@ -175,14 +174,14 @@ export function keyRecordFor(
  * record of an epoch this node has no key for (it was removed), held or in `batch`. It is kept,
  * unread, so stores stay level; nothing it says stands here.
  */
-export function keptUnread(
+export async function keptUnread(
   view: { owner: string; store: import('../store.js').Store; keys: readonly Uint8Array[] },
   membership: Membership,
   batch: readonly import('../version.js').Version[],
-): boolean {
+): Promise<boolean> {
   const next = keyRecordId(view.keys.length);
   const byOwner = (author: string, at: number) => membership.accountAt(author, at) === view.owner;
-  const held = view.store.collection(KEY_COLLECTION)?.records.get(next);
+  const held = await view.store.record(KEY_COLLECTION, next);
   if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
   return batch.some(
     (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),

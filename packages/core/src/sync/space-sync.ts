@@ -90,9 +90,7 @@ export class SpaceSync implements Reconciled {
    */
   hello(): void {
     const store = this.space.store;
-    const counts = store
-      .collectionNames()
-      .map((c) => [c, store.collection(c)!.versions.size] as [string, number]);
+    const counts = store.collectionNames().map((c) => [c, store.count(c)] as [string, number]);
     const synced =
       this.channel.starter &&
       this.#reconciliation.reconciled &&
