@@ -1,8 +1,10 @@
 /**
- * Connections to peers over WebSocket (`ws`), kept up with core's `keepConnected`, and waiting
- * until the spaces shared with them are level.
+ * Connections to peers over WebSocket (`ws`), kept up with core's `keepConnectedToAny`, and
+ * waiting until the spaces shared with them are level. A peer may be given as several
+ * addresses, separated by `|` (the hosts of a fleet, `ws://a:4455|ws://b:4455`): one of them
+ * is used, and the next when it fails. (A comma separates peers in `MINCA_PEERS`.)
  */
-import { keepConnected, type MincaNode, type Peer, type WebSocketLike } from '@minca/core';
+import { keepConnectedToAny, type MincaNode, type Peer, type WebSocketLike } from '@minca/core';
 import { WebSocket } from 'ws';
 import { CliError, EXIT } from './cli-error.js';
 
@@ -10,11 +12,16 @@ import { CliError, EXIT } from './cli-error.js';
 export const MAX_PAYLOAD = 4 * 1024 * 1024;
 
 export interface Link {
-  url: string;
+  /** The address in use now (or being tried): one of `urls`. */
+  readonly url: string;
+  /** Every address of the peer, as given. */
+  readonly urls: readonly string[];
   /** The current connection's peer, if connected. */
   peer(): Peer | undefined;
   /** Why the last connection ended, if one did. */
   lastError(): string | undefined;
+  /** The spaces the peer (a host) refused on the latest connection, with its reason for each. */
+  refused(): ReadonlyMap<string, string>;
   close(): void;
 }
 
@@ -35,13 +42,31 @@ export function checkUrl(url: string): string {
   return url;
 }
 
-/** Connects `node` to `url` and keeps it connected until `close()`. */
-export function linkTo(node: MincaNode, url: string, options: { maxDelayMs?: number } = {}): Link {
-  checkUrl(url);
+/** The addresses of one peer given as `ws://a|ws://b` (a fleet's hosts), each checked. */
+export function peerAddresses(spec: string | readonly string[]): string[] {
+  const urls = (typeof spec === 'string' ? spec.split('|') : [...spec])
+    .map((u) => u.trim())
+    .filter((u) => u.length > 0);
+  if (urls.length === 0) throw new CliError(EXIT.usage, 'a peer needs an address (ws://…)');
+  return urls.map(checkUrl);
+}
+
+/**
+ * Connects `node` to a peer at `spec` (one address, or several of one fleet) and keeps it
+ * connected until `close()`, moving to the next address when one fails.
+ */
+export function linkTo(
+  node: MincaNode,
+  spec: string | readonly string[],
+  options: { maxDelayMs?: number; first?: number } = {},
+): Link {
+  const urls = peerAddresses(spec);
   let current: Peer | undefined;
   let lastError: string | undefined;
-  const kept = keepConnected(
-    () => {
+  let refused: ReadonlyMap<string, string> = new Map();
+  const kept = keepConnectedToAny(
+    urls,
+    (url) => {
       const socket = new WebSocket(url, { maxPayload: MAX_PAYLOAD });
       // An unreachable peer is reported through the transport's close; keep `ws` from throwing.
       socket.on('error', (error) => {
@@ -52,17 +77,26 @@ export function linkTo(node: MincaNode, url: string, options: { maxDelayMs?: num
     (transport) => {
       const peer = node.connect(transport);
       current = peer;
+      refused = peer.refusedSpaces();
       peer.onEnd((reason) => {
         lastError = reason;
         if (current === peer) current = undefined;
       });
     },
-    { minDelayMs: 200, maxDelayMs: options.maxDelayMs ?? 5_000 },
+    {
+      minDelayMs: 200,
+      maxDelayMs: options.maxDelayMs ?? 5_000,
+      ...(options.first === undefined ? {} : { first: options.first }),
+    },
   );
   return {
-    url,
+    get url() {
+      return kept.current();
+    },
+    urls,
     peer: () => current,
     lastError: () => lastError,
+    refused: () => refused,
     close: () => kept.close(),
   };
 }
@@ -150,13 +184,22 @@ export async function waitForSync(
     // A peer that said goodbye with a reason (a host refusing the space) will say it again.
     const refusedBy = links.find((l) => /refused: /.test(l.lastError() ?? ''));
     if (refusedBy) {
-      const why = refusedBy.lastError()!.replace(/^peer left: /, '');
+      // Each space it refused, with its own reason; the goodbye gives the first.
+      const each = [...refusedBy.refused()].map(([space, why]) => `space ${space} refused: ${why}`);
+      const why =
+        each.length > 0 ? each.join('; ') : refusedBy.lastError()!.replace(/^peer left: /, '');
       throw new CliError(EXIT.refused, `${refusedBy.url}: ${why}`);
     }
     for (const link of links) {
       const did = link.peer()?.did;
       if (did && !expected.has(did)) expected.set(did, await spacesNaming(node, did));
     }
+    // A host that refused some spaces and shares others said why for each: those are not
+    // waited for, and the sync fails for them once the rest is synced.
+    const refusals = links.flatMap((l) =>
+      [...l.refused()].map(([space, why]) => ({ url: l.url, space, why })),
+    );
+    const isRefused = (u: Unshared) => refusals.some((r) => r.space === u.space && r.url === u.url);
     const connected = links.every((l) => l.peer()?.did);
     states = await syncStates(node, links);
     options.onState?.(states);
@@ -171,7 +214,12 @@ export async function waitForSync(
       // With nothing here naming the peer, a space may still come: the peer may be reading
       // our credentials. Spaces that name it are waited for, however long they take.
       const enough = states.length === 0 ? 2_000 : allLevel ? 300 : 3_000;
-      if (unshared().length === 0 && (allLevel || allSynced) && quietFor >= enough) return states;
+      const waiting = unshared().filter((u) => !isRefused(u));
+      if (waiting.length === 0 && (allLevel || allSynced) && quietFor >= enough) {
+        if (refusals.length === 0) return states;
+        const why = refusals.map((r) => `${r.url} did not share space ${r.space}: ${r.why}`);
+        throw new SyncIncomplete(why.join('; '), states);
+      }
     }
     if (Date.now() > deadline) {
       const missing = links.filter((l) => !l.peer()?.did);

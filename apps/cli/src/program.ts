@@ -7,7 +7,10 @@ import { daemon } from './commands/daemon.js';
 import { deviceAdd, deviceJoin, deviceList, deviceRemove } from './commands/device.js';
 import { fileAdd, fileRead } from './commands/files.js';
 import {
+  fleetJoin,
+  fleetNew,
   hostStatus,
+  type ServeOptions,
   serve,
   subscriptionAdd,
   subscriptionList,
@@ -240,7 +243,11 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
         'the bucket (env MINCA_S3_BUCKET); keys: MINCA_S3_ACCESS_KEY_ID, MINCA_S3_SECRET_ACCESS_KEY',
       )
       .option('--s3-prefix <prefix>', 'keep everything under this prefix in the bucket')
-      .option('--s3-region <region>', 'SigV4 region (default auto)');
+      .option('--s3-region <region>', 'SigV4 region (default auto)')
+      .option(
+        '--advertise <url>',
+        'a fleet host: the URL the other hosts reach it at (env MINCA_ADVERTISE; default the one it listens on)',
+      );
 
   const host = serveOptions(
     program
@@ -253,11 +260,16 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .description('the spaces this host holds, per account, and what they take')
     .option('--data <dir>', 'the host data folder')
     .action(action((c, o: { data?: string }) => hostStatus(c, withHostData(o))));
-  // `--data` after `subscription` may be parsed as the host command's own: take either.
-  const withHostData = <O extends { data?: string }>(o: O): O => ({
-    ...o,
-    data: o.data ?? host.opts<{ data?: string }>().data,
-  });
+  // `--data` after `subscription` may be parsed as the host command's own: take either. The
+  // bucket's flags are the host command's (a fleet keeps its subscriptions there).
+  const withHostData = <O extends { data?: string }>(o: O): O => {
+    const { s3Endpoint, s3Bucket, s3Prefix, s3Region, data } = host.opts<ServeOptions>();
+    return {
+      ...{ s3Endpoint, s3Bucket, s3Prefix, s3Region },
+      ...o,
+      data: o.data ?? data,
+    };
+  };
   const subscription = host
     .command('subscription')
     .description("the host's subscriptions (spec 06)");
@@ -279,6 +291,17 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--data <dir>', 'the host data folder')
     .description('remove a subscription (what it held stays)')
     .action(action((c, id: string, o) => subscriptionRemove(c, id, withHostData(o))));
+
+  const fleet = host.command('fleet').description('a fleet of hosts over one bucket (spec 06 §6)');
+  fleet
+    .command('new <file>')
+    .description('make a fleet key in <file>: keep it off the hosts')
+    .action(action((c, file: string) => fleetNew(c, file)));
+  fleet
+    .command('join <fleet-key>')
+    .description("certify this host's key for the fleet (writes <data>/fleet.cert)")
+    .option('--data <dir>', 'the host data folder')
+    .action(action((c, file: string, o) => fleetJoin(c, file, withHostData(o))));
 
   serveOptions(
     program.command('carrier').description('run a carrier: a relay keeping every file'),

@@ -120,8 +120,11 @@ export interface SyncView {
 
 /** Where the host is: served by the demo server as /config.json. */
 export interface HostConfig {
-  /** The host's WebSocket URL. */
-  sync: string;
+  /**
+   * The host's WebSocket URL; or the URLs of a fleet's hosts, any of which serves the account:
+   * the node uses one, and moves to the next when it fails.
+   */
+  sync: string | string[];
   /** The host's DID: a space's owner lets it hold the space (`spaces.allowHolder`). */
   did: string;
   /** Where the demo's server takes an account's DID, to let it keep spaces on the host. */

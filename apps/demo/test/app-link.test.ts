@@ -2,7 +2,7 @@
  * The home's link to a connected app shares only the spaces the person approved: nothing the
  * home sends names another space of the account, while the approved one syncs in full. Real
  * nodes in Node, over a memory transport; without the link, the other space's id does reach
- * the app (so the check can fail).
+ * an app certified for every space (so the check can fail).
  */
 import {
   createMemoryTransportPair,
@@ -45,15 +45,15 @@ async function home(root: SigningKey) {
   return node;
 }
 
-/** The app: its own key, certified by the root for `spaces` only. */
-async function app(root: SigningKey, spaces: string[]) {
+/** The app: its own key, certified by the root for `spaces` only, or for every space. */
+async function app(root: SigningKey, spaces?: string[]) {
   const writer = SigningKey.generate();
   const cert = await issueCertificate(root, {
     kind: 'writer',
     subject: writer.did,
     account: root.did,
     issued: Date.now(),
-    spaces,
+    ...(spaces ? { spaces } : {}),
     label: 'http://127.0.0.1:5174',
   });
   const node = await createNode({
@@ -90,34 +90,48 @@ function link(homeNode: MincaNode, appNode: MincaNode, wrap: (t: Transport) => T
 }
 
 describe('the link from the account home to a connected app', () => {
-  for (const approvedOnly of [true, false]) {
-    it(
-      approvedOnly
-        ? 'names only the approved space to the app, and syncs it whole'
-        : 'without it, the app hears of the account’s other spaces',
-      async () => {
-        const root = SigningKey.generate();
-        const h = await home(root);
-        const friends = await h.spaces.create();
-        const family = await h.spaces.create();
-        await h.records.put(friends.id, 'app.post', { text: 'for the app' });
-        await h.records.put(family.id, 'app.post', { text: 'not for the app' });
-        const a = await app(root, [friends.id]);
-        await a.spaces.join(await h.spaces.share(friends.id, root.did));
-        const heard = link(h, a, (t) =>
-          approvedOnly ? approvedSpacesOnly(t, new Set([friends.id])) : t,
-        );
-        await until(async () => {
-          const status = await a.spaces.status(friends.id);
-          return status.peers.some((p) => p.did === root.did && p.level);
-        }, 'the app level with the home');
-        const texts = (await a.records.list<{ text: string }>(friends.id, 'app.post')).map(
-          (r) => r.body.text,
-        );
-        expect(texts).toEqual(['for the app']);
-        expect(heard.some((m) => m.includes(friends.id))).toBe(true);
-        expect(heard.some((m) => m.includes(family.id))).toBe(!approvedOnly);
-      },
-    );
+  // The link filters what the home sends; the app's certificate, when limited to some spaces,
+  // has the home's node name only those too. Each alone keeps the other space unnamed.
+  const cases = [
+    {
+      approvedOnly: true,
+      limited: false,
+      name: 'names only the approved space to the app, and syncs it whole',
+    },
+    {
+      approvedOnly: false,
+      limited: false,
+      name: 'without it, an app certified for every space hears of the account’s other spaces',
+    },
+    {
+      approvedOnly: false,
+      limited: true,
+      name: 'without it, an app certified for one space hears of no other',
+    },
+  ];
+  for (const { approvedOnly, limited, name } of cases) {
+    it(name, async () => {
+      const root = SigningKey.generate();
+      const h = await home(root);
+      const friends = await h.spaces.create();
+      const family = await h.spaces.create();
+      await h.records.put(friends.id, 'app.post', { text: 'for the app' });
+      await h.records.put(family.id, 'app.post', { text: 'not for the app' });
+      const a = await app(root, limited ? [friends.id] : undefined);
+      await a.spaces.join(await h.spaces.share(friends.id, root.did));
+      const heard = link(h, a, (t) =>
+        approvedOnly ? approvedSpacesOnly(t, new Set([friends.id])) : t,
+      );
+      await until(async () => {
+        const status = await a.spaces.status(friends.id);
+        return status.peers.some((p) => p.did === root.did && p.level);
+      }, 'the app level with the home');
+      const texts = (await a.records.list<{ text: string }>(friends.id, 'app.post')).map(
+        (r) => r.body.text,
+      );
+      expect(texts).toEqual(['for the app']);
+      expect(heard.some((m) => m.includes(friends.id))).toBe(true);
+      expect(heard.some((m) => m.includes(family.id))).toBe(!approvedOnly && !limited);
+    });
   }
 });

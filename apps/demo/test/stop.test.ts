@@ -53,7 +53,7 @@ async function startDemo(dir: string) {
   const shell = spawn('sh', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start: ${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`the demo did not start: ${out}`)), 150_000);
     const take = (part: Buffer) => {
       out += part.toString('utf8');
       if (out.includes('minca demo: http')) {
@@ -85,7 +85,7 @@ describe.skipIf(!linux)('stopping the demo', () => {
     const launcher = processesNaming('scripts/demo.mjs').find((p) => pids.includes(p))!;
     process.kill(launcher, 'SIGTERM');
     expect(await until(() => pids.every((p) => !alive(p)), 15_000)).toBe(true);
-  }, 90_000);
+  }, 180_000);
 
   it('killing the shell npm ran it in, with SIGKILL, stops them too', async () => {
     const dir = join(data, 'kill');
@@ -93,5 +93,5 @@ describe.skipIf(!linux)('stopping the demo', () => {
     expect(pids.length).toBeGreaterThanOrEqual(3); // the launcher, the server, the host (and sh)
     shell.kill('SIGKILL');
     expect(await until(() => pids.every((p) => !alive(p)), 15_000)).toBe(true);
-  }, 90_000);
+  }, 180_000);
 });

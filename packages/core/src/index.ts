@@ -25,7 +25,12 @@ export type { RangeReadOptions } from './files/range-reader.js';
 export type { FileSource, FileSourceProvider } from './files/source.js';
 export type { AddFileOptions, FileProgress, ReadFileOptions } from './files/space-files.js';
 export { spaceAccessKey } from './hosting/access-key.js';
-export type { DataOffer, HoldingPolicy, SpaceOffer } from './hosting/holding-policy.js';
+export type {
+  DataOffer,
+  HeldSpaceRecord,
+  HoldingPolicy,
+  SpaceOffer,
+} from './hosting/holding-policy.js';
 export { IdSum } from './id-sum.js';
 export {
   type Certificate,
@@ -70,7 +75,7 @@ export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';
 export { HOLDER_COLLECTION, type HolderKind } from './space/holders.js';
 export type { InviteReuse, Role } from './space/membership.js';
-export type { ListOptions, MincaRecord } from './space/open-space.js';
+export type { ListOptions, MincaRecord } from './space/record-reads.js';
 export type { SpaceChange } from './space/space-view.js';
 export { DEFAULT_BODY_CACHE, Store, type StoreChange, versionIndexKey } from './store.js';
 export * from './store-io.js';
@@ -81,7 +86,10 @@ export type { Peer, PeerSpaceStatus } from './sync/peer.js';
 export type { Transport } from './sync/transport.js';
 export {
   createWebSocketTransport,
+  type Failover,
+  type FailoverOptions,
   keepConnected,
+  keepConnectedToAny,
   type ReconnectOptions,
   type WebSocketLike,
 } from './sync/websocket-transport.js';

@@ -25,7 +25,7 @@ import { ReuseWatch } from './node/reuse-watch.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
-import { rewrapKeys } from './space/member-records.js';
+import { rewrapKeys, rotateAfterRevocations } from './space/member-records.js';
 import { OpenSpace } from './space/open-space.js';
 import type { Peer } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
@@ -119,10 +119,24 @@ export class MincaNode {
     let peers: Peers | undefined;
     /** What a change to sys.* may teach: invites used twice, revocations to remember. */
     const reuses = new ReuseWatch(identity.account);
-    const learnFromSystem = async (space: OpenSpace) => {
+    // One pass per space at a time, so two changes to sys.* can't both change the key.
+    const learning = new Map<string, Promise<void>>();
+    const learnFromSystem = (space: OpenSpace): Promise<void> => {
+      const next = (learning.get(space.id) ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => learnOnce(space));
+      learning.set(space.id, next);
+      return next;
+    };
+    const learnOnce = async (space: OpenSpace) => {
       await reuses.changed(space);
-      // A member whose acceptance came after a key change gets the key, from the owner.
-      if (space.owner === identity.account) await rewrapKeys(space);
+      if (space.owner === identity.account) {
+        // A member whose acceptance came after a key change gets the key, from the owner; a
+        // revoked device or writer of a member can't read what follows.
+        await rewrapKeys(space);
+        const rotated = await rotateAfterRevocations(space, clock.tick());
+        if (rotated) await registry.putSpace(rotated);
+      }
       for (const [subject, { statement }] of (await space.membership()).revocations())
         await registry.putRevoked(subject, statement);
     };
@@ -136,6 +150,7 @@ export class MincaNode {
           });
           // Read again on every open, so an index update lost to a crash heals.
           sharing.dirty(space.id);
+          await space.refreshKeys();
           await learnFromSystem(space);
         }
         // Whatever changed here, peers and mirrors hear of it soon; a change to sys.* may
@@ -163,7 +178,9 @@ export class MincaNode {
       holding: config.holding,
       hooks,
     });
-    const holding = new Holding(registry, open, config.holding ?? {}, now);
+    const holding = new Holding(registry, open, config.holding ?? {}, now, () =>
+      peers?.heldChanged(),
+    );
     peers = new Peers({
       key,
       identity,

@@ -11,11 +11,11 @@ import type { Store } from './store.js';
 /** What the registry knows of a space. */
 export interface SpaceEntry {
   id: string;
-  /** The 32-byte space key new bodies are sealed under: the newest of {@link keys}. */
+  /** The 32-byte space key new bodies are sealed under: one of {@link keys}. */
   key: Uint8Array;
   /**
-   * Every key the space had that this node holds, oldest first (spec 05 §7.4): a key changes
-   * when a member leaves, and older bodies open under the older keys.
+   * Every key the space had that this node holds, the first key first (spec 05 §7.4): a key
+   * changes when a member leaves, and older bodies open under the older keys.
    */
   keys: Uint8Array[];
   /** The DID that created the space and owns it. */
@@ -79,7 +79,7 @@ export class Registry {
   async putSpace(space: Omit<SpaceEntry, 'keys'> & { keys?: Uint8Array[] }): Promise<void> {
     const keys = space.keys ?? [space.key];
     const value = encodeCbor({
-      k: keys[keys.length - 1],
+      k: space.key,
       o: space.owner,
       a: space.added,
       ...(keys.length > 1 ? { ks: keys } : {}),
@@ -101,7 +101,7 @@ export class Registry {
       throw new MincaError('corrupt', `the registry entry of space ${id} is damaged`);
     }
     const keys = (m.ks as Uint8Array[] | undefined) ?? [m.k];
-    return { id, key: keys[keys.length - 1]!, keys, owner: m.o, added: m.a };
+    return { id, key: m.k, keys, owner: m.o, added: m.a };
   }
 
   async putInvite(invite: InviteEntry): Promise<void> {

@@ -1,7 +1,9 @@
 /**
  * The node a host or carrier runs: its stores in SQLite (`<data>/host.sqlite`, better-sqlite3),
  * its key in `<data>/host.key` (0600), made on first start. The database and its `-wal` and
- * `-shm` files are 0600 too: they hold what members gave the host to keep.
+ * `-shm` files are 0600 too: they hold what members gave the host to keep. With
+ * `<data>/fleet.cert` it is a host of a fleet (spec 06 §6): it proves the fleet's DID, and its
+ * subscriptions and the spaces the fleet holds are in the bucket.
  */
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -10,6 +12,8 @@ import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { CliError, EXIT } from '../cli-error.js';
 import { writeFileAtomic } from '../secure-files.js';
+import { Fleet } from './fleet.js';
+import { fleetCertificate } from './fleet-identity.js';
 import { SubscriptionPolicy } from './subscription-policy.js';
 import { HOST_STORE_PATH, Subscriptions } from './subscriptions.js';
 
@@ -18,10 +22,17 @@ export interface HostNode {
   node: MincaNode;
   stores: SqliteStores;
   subscriptions: Subscriptions;
+  /** The fleet's shared state, for a host of a fleet. */
+  fleet?: Fleet;
+  /** The policy of a host (none on a carrier): what it holds per space, for the fleet. */
+  policy?: SubscriptionPolicy;
   close(): Promise<void>;
 }
 
-async function hostKey(data: string): Promise<SigningKey> {
+/** A fleet host pulls its spaces from the bucket this often too, to heal a missed relay. */
+const FLEET_PULL_MS = 60_000;
+
+export async function hostKey(data: string): Promise<SigningKey> {
   const path = join(data, 'host.key');
   try {
     const secret = new Uint8Array(await readFile(path));
@@ -77,20 +88,45 @@ export async function openHostNode(
     holding: 'subscriptions' | 'all';
     mirror?: BlobStore;
     onMirrorError?: (error: unknown) => void;
+    /** Told of what the fleet's bucket holds that does not verify, and of failed writes to it. */
+    onFleetError?: (error: unknown) => void;
   },
 ): Promise<HostNode> {
   const data = resolve(dataDir);
-  const { db, stores, subscriptions } = await openHostStores(data);
+  await mkdir(data, { recursive: true, mode: 0o700 });
   const key = await hostKey(data);
+  const certified = await fleetCertificate(data, key);
+  if (certified && !options.mirror && options.holding === 'subscriptions')
+    throw new CliError(EXIT.usage, 'a host of a fleet needs the fleet’s bucket (--s3-endpoint)');
+  const { db, stores, subscriptions } = await openHostStores(data);
+  const note = options.onFleetError ?? (() => undefined);
+  let fleet: Fleet | undefined;
+  if (certified && options.mirror) {
+    fleet = new Fleet(
+      options.mirror,
+      { key, chain: certified.chain, fleet: certified.fleet },
+      (k, e) => note(new Error(`${k}: ${(e as Error).message}`)),
+    );
+    // What the fleet holds and allows is known before the first peer is served.
+    await fleet.refresh().catch(note);
+  }
   // A host or carrier fetches and keeps every file its spaces name, and mirrors to its bucket.
+  const source = fleet ? { list: async () => fleet.subscriptions() } : subscriptions;
   const policy =
-    options.holding === 'subscriptions' ? new SubscriptionPolicy(subscriptions) : undefined;
+    options.holding === 'subscriptions'
+      ? new SubscriptionPolicy(source, Date.now, fleet, note)
+      : undefined;
+  const mirror =
+    options.mirror && fleet
+      ? { store: options.mirror, pullIntervalMs: FLEET_PULL_MS }
+      : options.mirror;
   const node = await createNode({
     stores,
     key,
+    ...(certified ? { certificates: certified.chain } : {}),
     holding: policy ?? {},
     fetchFiles: 'all',
-    ...(options.mirror ? { mirrors: [options.mirror] } : {}),
+    ...(mirror ? { mirrors: [mirror] } : {}),
     ...(options.onMirrorError ? { onMirrorError: options.onMirrorError } : {}),
   });
   await policy?.load(node);
@@ -99,6 +135,8 @@ export async function openHostNode(
     node,
     stores,
     subscriptions,
+    ...(fleet ? { fleet } : {}),
+    ...(policy ? { policy } : {}),
     async close() {
       await node.close();
       await stores.close?.();

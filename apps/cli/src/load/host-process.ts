@@ -34,7 +34,10 @@ export function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 
 export interface HostProcess {
   url: string;
+  /** The DID it proves: its own key's, or its fleet's. */
   did: string;
+  /** A fleet host's own key's DID. */
+  host?: string;
   pid: number;
   /** What the host printed on stderr so far. */
   stderr(): string;
@@ -45,30 +48,40 @@ export interface HostProcess {
   /** CPU seconds it used so far, user and system. */
   cpuSeconds(): Promise<number>;
   stop(): Promise<void>;
+  /** Ends it at once with SIGKILL, as a crash would: nothing is pushed or closed. */
+  kill(): Promise<void>;
 }
 
 /** Starts `minca host` over `data`; resolves once it printed its URL and DID. */
-export async function startHost(home: string, data: string): Promise<HostProcess> {
-  const env = { ...process.env, HOME: home };
-  const child = spawn(process.execPath, [MAIN, '--json', 'host', '--port', '0', '--data', data], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startHost(
+  home: string,
+  data: string,
+  options: { env?: NodeJS.ProcessEnv; port?: number; startMs?: number } = {},
+): Promise<HostProcess> {
+  const env = { ...process.env, ...options.env, HOME: home };
+  const port = String(options.port ?? 0);
+  const args = [MAIN, '--json', 'host', '--port', port, '--data', data];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
-  const first = await new Promise<{ url: string; did: string }>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the host did not start: ${err}`)), 30_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const end = out.indexOf('\n');
-      if (end >= 0) {
-        clearTimeout(timer);
-        resolve(JSON.parse(out.slice(0, end)));
-      }
-    });
-    child.on('close', (code) => reject(new Error(`the host exited ${code}: ${err}`)));
-  });
+  const first = await new Promise<{ url: string; did: string; host?: string }>(
+    (resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(
+        () => reject(new Error(`the host did not start: ${err}`)),
+        options.startMs ?? 30_000,
+      );
+      child.stdout.on('data', (d) => {
+        out += d;
+        const end = out.indexOf('\n');
+        if (end >= 0) {
+          clearTimeout(timer);
+          resolve(JSON.parse(out.slice(0, end)));
+        }
+      });
+      child.on('close', (code) => reject(new Error(`the host exited ${code}: ${err}`)));
+    },
+  );
   const exited = new Promise<void>((r) => child.on('close', () => r()));
   const status = async (field: string) => {
     const text = await readFile(`/proc/${child.pid}/status`, 'utf8');
@@ -86,10 +99,16 @@ export async function startHost(home: string, data: string): Promise<HostProcess
       return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
     },
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(kill);
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

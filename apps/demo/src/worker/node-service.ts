@@ -8,7 +8,7 @@ import {
   createMessagePortTransport,
   createNode,
   type FileRef,
-  keepConnected,
+  keepConnectedToAny,
   type MessagePortLike,
   MincaError,
   type MincaNode,
@@ -157,8 +157,10 @@ export class NodeService implements NodeApi, MediaOpener {
   }
 
   #connect(host: HostConfig, node: MincaNode) {
-    return keepConnected(
-      () => new WebSocket(host.sync) as unknown as WebSocketLike,
+    const urls = typeof host.sync === 'string' ? [host.sync] : host.sync;
+    return keepConnectedToAny(
+      urls,
+      (url) => new WebSocket(url) as unknown as WebSocketLike,
       (transport) => {
         node.connect(transport);
         const closed = transport.onClose;

@@ -255,6 +255,7 @@ export class KeepPolicy {
     if (sources.length === 0) return 'nobody';
     this.activity.pin(id);
     try {
+      if (this.space.fileRefusal && (await this.#refused(id, sources))) return 'stopped';
       const result = await this.activity.fetch(id, () => sources, {
         proceed: (list) => this.#fits(id, list.size),
       });
@@ -267,6 +268,20 @@ export class KeepPolicy {
     } finally {
       this.activity.unpin(id);
     }
+  }
+
+  /**
+   * Whether a holder's policy refuses the file's chunks. Their size is known from the list, so
+   * the list is fetched first (a fetch that stops once it has it), then the policy asked.
+   */
+  async #refused(id: string, sources: FileSource[]): Promise<boolean> {
+    if (!this.files.get(id)?.list)
+      await this.activity.fetch(id, () => sources, { proceed: () => false });
+    const file = this.files.get(id);
+    if (!file?.list) return false; // nobody had the list: the fetch below finds that too
+    const missing = sealedSize(file.list.size) - file.bytes;
+    const held = [...this.files.all()].reduce((sum, f) => sum + f.bytes, 0);
+    return (await this.space.fileRefusal!(id, missing, held)) !== undefined;
   }
 
   /** Whether a file of `size` is fetched unread: up to `ahead`, and within `keep` with the rest. */

@@ -366,6 +366,13 @@ export class SpaceFiles {
     return [...this.files.all()].filter((f) => this.files.isWhole(f.id)).map((f) => f.id);
   }
 
+  /** Sealed bytes of every file chunk held here. */
+  heldBytes(): number {
+    let sum = 0;
+    for (const file of this.files.all()) sum += file.bytes;
+    return sum;
+  }
+
   /** A file's chunk list as stored, with its chunk count, if held. */
   list(id: string): { bytes: Uint8Array; chunks: number } | undefined {
     const list = this.files.get(id)?.list;

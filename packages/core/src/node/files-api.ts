@@ -13,6 +13,8 @@ export function filesApi(spaces: OpenSpaces, files: NodeFiles) {
     whole: async (spaceId: string): Promise<string[]> => (await of(spaceId)).whole(),
     /** Ids of the files the space's standing records name. */
     named: async (spaceId: string): Promise<string[]> => [...(await (await of(spaceId)).named())],
+    /** Sealed bytes of every file chunk the space holds (a holder counts them, spec 06 §3). */
+    bytes: async (spaceId: string): Promise<number> => (await of(spaceId)).heldBytes(),
     /** A file's chunk list as stored, if held. */
     list: async (spaceId: string, id: string): Promise<Uint8Array | undefined> =>
       (await of(spaceId)).list(id)?.bytes,

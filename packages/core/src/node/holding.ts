@@ -28,6 +28,8 @@ export class Holding {
     private readonly spaces: OpenSpaces,
     private readonly policy: HoldingPolicy,
     private readonly now: () => number,
+    /** Told of each space newly held, once its proof verified (fleet peers hear of it). */
+    private readonly onHeld: (entry: HeldEntry) => void = () => undefined,
   ) {}
 
   /**
@@ -44,6 +46,14 @@ export class Holding {
       if (await this.registry.getSpace(id)) continue;
       let entry = await this.registry.getHeld(id);
       const fresh = entry === undefined;
+      // Held by another node of the fleet: held here under the same access DID and account.
+      if (!entry) {
+        const known = await this.policy.heldElsewhere?.(id);
+        if (known?.space === id) {
+          const { access: knownAccess, offeredBy, added } = known;
+          entry = { id, access: knownAccess, offeredBy, added };
+        }
+      }
       if (!entry) {
         const reason = await this.policy.acceptSpace?.({ space: id, peer: did, access });
         if (reason !== undefined) {
@@ -69,6 +79,11 @@ export class Holding {
       if (fresh) await this.registry.putHeld(entry);
       await this.spaces.held(entry);
       answer.admitted.push(entry.id);
+      if (fresh) {
+        const { id: space, access, offeredBy, added } = entry;
+        await this.policy.spaceHeld?.({ space, access, offeredBy, added });
+        this.onHeld(entry);
+      }
     }
     return answer;
   }

@@ -65,7 +65,7 @@ export class Invites {
       key: space.key.slice(),
       owner: space.owner,
       versions: versions.flatMap((v) => (v ? [v.bytes] : [])),
-      ...(space.keys.length > 1 ? { oldKeys: space.keys.slice(0, -1).map((k) => k.slice()) } : {}),
+      ...(space.keys.length > 1 ? { oldKeys: olderKeys(space).map((k) => k.slice()) } : {}),
     };
   }
 
@@ -95,7 +95,7 @@ export class Invites {
       offer: offered.bytes,
       holders,
       writers: writers.slice(0, MAX_INVITE_HOLDERS),
-      oldKeys: space.keys.slice(0, -1),
+      oldKeys: olderKeys(space),
     });
   }
 
@@ -202,6 +202,10 @@ export class Invites {
     return { id: space.id, owner: space.owner };
   }
 }
+
+/** The space's keys but the one it seals under now, first key first: a joiner reads the past. */
+const olderKeys = (space: OpenSpace) =>
+  space.keys.filter((k) => k.length !== space.key.length || k.some((x, i) => x !== space.key[i]));
 
 /** Ids of the owner's `sys.holder` versions (at most 16): a joiner may meet only a host. */
 async function ownersHolders(space: OpenSpace): Promise<string[]> {

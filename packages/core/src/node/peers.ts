@@ -28,11 +28,26 @@ export interface PeersConfig {
   admit: ((did: string, offered: readonly OfferedSpace[]) => Promise<Admission>) | undefined;
 }
 
+/**
+ * Whether `did`, a peer's proven account, is another node of this holder's own account: a
+ * host of the same fleet (spec 06 §6), whose key the fleet's key certified as this one's was.
+ * Without certificates a node is its own account, and no other peer can prove that key.
+ */
+function isFleetPeer(config: PeersConfig, did: string): boolean {
+  return (
+    config.admit !== undefined &&
+    config.identity.chain.length > 0 &&
+    did === config.identity.account
+  );
+}
+
 export class Peers {
   readonly #peers = new Set<Peer>();
   readonly #host: SyncHost;
+  readonly #config: PeersConfig;
 
   constructor(config: PeersConfig) {
+    this.#config = config;
     const { key, identity, registry, spaces, sharing, files, admit } = config;
     this.#host = {
       did: key.did,
@@ -43,8 +58,13 @@ export class Peers {
       files,
       holds: async (id) =>
         (await registry.getSpace(id)) !== undefined || (await registry.getHeld(id)) !== undefined,
-      // From the sharing index: a handshake opens only the spaces shared with the peer.
-      spacesFor: (did) => sharing.spacesFor(did),
+      // From the sharing index: a handshake opens only the spaces shared with the peer. A holder
+      // shares every space it holds with another node of its own account (a fleet's host).
+      spacesFor: async (did) => {
+        const shared = await sharing.spacesFor(did);
+        if (!isFleetPeer(config, did)) return shared;
+        return [...new Set([...shared, ...(await registry.heldIds())])];
+      },
       credentials: async (ids) => {
         const out: Uint8Array[] = [];
         for (const id of ids) {
@@ -94,6 +114,15 @@ export class Peers {
       peer.helloSoon(id);
       if (membership) peer.reoffer();
     }
+  }
+
+  /**
+   * A holder started holding a space: its fleet peers (spec 06 §6) are named it now, so a write
+   * reaching either reaches the other's clients without waiting for the bucket.
+   */
+  heldChanged(): void {
+    for (const peer of this.#peers)
+      if (peer.did && isFleetPeer(this.#config, peer.did)) peer.reoffer();
   }
 
   /** How this node stands with each connected peer in space `id`. */

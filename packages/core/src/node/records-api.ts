@@ -7,7 +7,7 @@ import type { NodeFiles } from '../files/node-files.js';
 import type { ByteRange, OpenFile } from '../files/open-file.js';
 import type { AddFileOptions, ReadFileOptions } from '../files/space-files.js';
 import { isSystemCollection } from '../names.js';
-import type { ListOptions, MincaRecord } from '../space/open-space.js';
+import type { ListOptions, MincaRecord } from '../space/record-reads.js';
 import type { SpaceChange } from '../space/space-view.js';
 import type { OpenSpaces } from './open-spaces.js';
 

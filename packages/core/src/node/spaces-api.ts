@@ -225,7 +225,8 @@ export function spacesApi(parts: SpacesApiParts) {
       await registry.putRevoked(revocation.subject, statement);
       for (const id of await registry.spaceIds()) {
         const space = await spaces.member(id);
-        if (!(await space.mayWrite(space.writer))) continue;
+        const role = await space.roleOf(did);
+        if (role !== 'owner' && role !== 'writer') continue;
         await writeRevocation(space, revocation.subject, statement);
         if (space.owner === did) await registry.putSpace(await rotateKey(space));
       }

@@ -92,6 +92,23 @@ export class HeldSpace implements SpaceView {
     return reason === undefined ? undefined : String(reason).slice(0, 500);
   }
 
+  /**
+   * The policy's reason not to fetch a file's chunks: they count against the same account as
+   * the versions, so a host keeps files within its subscriptions too (spec 06 §3).
+   */
+  async fileRefusal(file: string, bytes: number, filesHeld: number): Promise<string | undefined> {
+    if (!this.policy.acceptData || bytes <= 0) return undefined;
+    const reason = await this.policy.acceptData({
+      space: this.id,
+      peer: this.entry.offeredBy,
+      file,
+      versions: 0,
+      bytes,
+      held: { versions: this.store.versionCount(), bytes: this.bytes, files: filesHeld },
+    });
+    return reason === undefined ? undefined : String(reason).slice(0, 500);
+  }
+
   /** Stores verified versions with the byte count, in one write. Returns those that were new. */
   takeIn(versions: readonly Version[]): Promise<Version[]> {
     const run = this.#writes.then(() => this.#takeIn(versions));

@@ -132,11 +132,15 @@ export function isCredentialOf(space: OpenSpace, version: Version, did: string):
  * keep in the registry. Owner only.
  */
 export async function rotateKey(space: OpenSpace) {
-  const epoch = space.keys.length;
+  const epoch = (await space.keyRing()).highest + 1;
   const recipients = keyRecipients(await space.membership());
   const { key, body } = newKeyRecord(space.id, epoch, recipients);
   await space.write(KEY_COLLECTION, keyRecordId(epoch), body);
-  return space.addKeys([key]);
+  // Taking the record in learned it (the owner is among its recipients), and chose the key to
+  // seal under: the epoch's winner, should another device of the owner have changed it too.
+  return space.keys.some((k) => k.every((x, i) => x === key[i]))
+    ? space.entry
+    : space.addKeys([key]);
 }
 
 /**
@@ -147,13 +151,36 @@ export async function rotateKey(space: OpenSpace) {
  */
 export async function rewrapKeys(space: OpenSpace): Promise<void> {
   const membership = await space.membership();
+  const ring = await space.keyRing();
   const recipients = keyRecipients(membership);
-  for (let epoch = 1; epoch < space.keys.length; epoch++) {
+  for (let epoch = 1; epoch <= ring.learned; epoch++) {
     const wrapped = await wrappedFor(space, membership, epoch);
     if (recipients.every((did) => wrapped.has(did))) continue;
-    const body = keyRecordFor(space.id, epoch, space.keys[epoch]!, recipients);
-    await space.write(KEY_COLLECTION, keyRecordId(epoch), body, space.keys[epoch - 1]);
+    const keys = ring.epochs.get(epoch)!;
+    const before = ring.epochs.get(epoch - 1)!;
+    const body = keyRecordFor(space.id, epoch, keys[keys.length - 1]!, recipients);
+    await space.write(KEY_COLLECTION, keyRecordId(epoch), body, before[before.length - 1]);
   }
+}
+
+/**
+ * The owner's node changes the key once a revocation of a member's device or writer, in effect
+ * by `now`, came after the space's last key change: the revoked key can't read what follows,
+ * whichever device of whichever account removed it (spec 05 §7.4). Gives the entry to keep, or
+ * nothing when no change is due.
+ */
+export async function rotateAfterRevocations(space: OpenSpace, now: number) {
+  const membership = await space.membership();
+  const members = membership.members();
+  const owners = await space.store.metas(KEY_COLLECTION);
+  let changed = 0;
+  for (const meta of owners)
+    if (membership.accountAt(meta.author, meta.timestamp) === space.owner)
+      changed = Math.max(changed, meta.timestamp);
+  const due = [...membership.revocations().values()].some(
+    (r) => r.at <= now && r.at > changed && members.has(r.account),
+  );
+  return due ? rotateKey(space) : undefined;
 }
 
 /** Keeps the root's revocation `statement` of `subject` in the space (a `sys.revoke` record). */

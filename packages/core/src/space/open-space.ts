@@ -12,37 +12,16 @@ import type { WriterIdentity } from '../identity/writer-chain.js';
 import { RECORD_ID, randomId } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import { assertCollectionName, isSystemCollection } from '../names.js';
-import type { RecordState, VersionMeta } from '../record-state.js';
 import type { SpaceEntry } from '../registry.js';
 import type { Store } from '../store.js';
-import { createVersion, openWithKeys, type Version } from '../version.js';
+import { createVersion, type Version } from '../version.js';
 import { type HolderKind, readHolders } from './holders.js';
 import { holdsChain, isCredentialOf } from './member-records.js';
 import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
 import { didRecordId } from './record-ids.js';
-import { KEY_COLLECTION, keptUnread, learnKeys } from './space-keys.js';
+import { getRecord, type ListOptions, listRecords, type MincaRecord } from './record-reads.js';
+import { KEY_COLLECTION, type KeyRing, keptUnread, readKeyRing } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
-
-/** A record as read: its winning version's body, and the heads that lost. */
-export interface MincaRecord<T extends BodyValue = BodyValue> {
-  id: string;
-  collection: string;
-  body: T;
-  /** The winning version's id. */
-  version: string;
-  timestamp: number;
-  author: string;
-  /** Files the winning version names. */
-  files: string[];
-  /** Ids of the other heads: concurrent writes that did not win. */
-  conflicts: string[];
-}
-
-export interface ListOptions {
-  /** `id` (default), or by the winning version's timestamp. */
-  order?: 'id' | 'newest' | 'oldest';
-  limit?: number;
-}
 
 export class OpenSpace implements SpaceView, MemberView {
   readonly #listeners = new Set<(change: SpaceChange) => void>();
@@ -55,6 +34,8 @@ export class OpenSpace implements SpaceView, MemberView {
   #accessKey: SigningKey | undefined;
   /** This node's `sys.writer` version known to carry its current chain. */
   #published: string | undefined;
+  /** The key changes, read from `sys.key`; read again when one comes. */
+  #ring: Promise<KeyRing> | undefined;
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
   readonly #sharingListeners = new Set<() => void>();
@@ -94,14 +75,20 @@ export class OpenSpace implements SpaceView, MemberView {
   }
 
   /**
-   * Adds keys learned or made (spec 05 §7.4): new bodies are sealed under the newest. Returns
-   * the entry to keep in the registry.
+   * Adds keys learned or made (spec 05 §7.4); new bodies are sealed under `sealWith` (the last
+   * key given, by default). Returns the entry to keep in the registry.
    */
-  addKeys(keys: readonly Uint8Array[]): SpaceEntry {
+  addKeys(keys: readonly Uint8Array[], sealWith = keys[keys.length - 1]): SpaceEntry {
     const all = [...this.#entry.keys];
     for (const key of keys) if (!all.some((k) => equal(k, key))) all.push(key);
-    this.#entry = { ...this.#entry, keys: all, key: all[all.length - 1]! };
+    this.#entry = { ...this.#entry, keys: all, key: sealWith ?? this.#entry.key };
     return this.#entry;
+  }
+
+  /** The space's key changes as this node knows them: by epoch, how far it learned (§7.4). */
+  async keyRing(): Promise<KeyRing> {
+    this.#ring ??= readKeyRing(this, await this.membership(), this.signer);
+    return this.#ring;
   }
 
   /** The DID this node signs with here: its writer key's. */
@@ -187,64 +174,12 @@ export class OpenSpace implements SpaceView, MemberView {
     return undefined;
   }
 
-  async #body(meta: VersionMeta): Promise<BodyValue | null | undefined> {
-    const version = await this.store.getVersion(meta.id);
-    if (!version) return undefined;
-    try {
-      return openWithKeys(version, this.#entry.keys);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The record as it stands, or `undefined` when it doesn't (absent, deleted, invalid, unauthorised). */
-  async #read(
-    collection: string,
-    id: string,
-    record: RecordState,
-  ): Promise<MincaRecord | undefined> {
-    const winner = record.winner();
-    if (!winner || winner.deleted || !(await this.mayWrite(winner.author, winner.timestamp)))
-      return undefined;
-    const body = await this.#body(winner);
-    if (body === undefined || body === null) return undefined;
-    return {
-      id,
-      collection,
-      body,
-      version: winner.id,
-      timestamp: winner.timestamp,
-      author: winner.author,
-      files: [...winner.files],
-      conflicts: record.conflicts().map((m) => m.id),
-    };
-  }
-
   async get(collection: string, id: string): Promise<MincaRecord | undefined> {
-    assertCollectionName(collection);
-    const record = await this.store.record(collection, id);
-    return record ? this.#read(collection, id, record) : undefined;
+    return getRecord(this, collection, id);
   }
 
   async list(collection: string, options: ListOptions = {}): Promise<MincaRecord[]> {
-    assertCollectionName(collection);
-    const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
-    const records = [...(await this.store.records(collection)).records];
-    const order = options.order ?? 'id';
-    if (order === 'id') records.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    else {
-      const sign = order === 'newest' ? -1 : 1;
-      const ts = (r: RecordState) => r.winner()?.timestamp ?? 0;
-      records.sort(([a, ra], [b, rb]) => sign * (ts(ra) - ts(rb)) || (a < b ? -1 : 1));
-    }
-    const out: MincaRecord[] = [];
-    for (const [id, record] of records) {
-      if (out.length >= limit) break;
-      const read = await this.#read(collection, id, record);
-      if (read) out.push(read);
-    }
-    return out;
+    return listRecords(this, collection, options);
   }
 
   /** Writes a new version of record `id` (a new record without one), superseding its heads. */
@@ -264,7 +199,7 @@ export class OpenSpace implements SpaceView, MemberView {
     const record = await this.store.record(collection, id);
     // Already one tombstone and nothing beside it: there is nothing left to delete.
     if (!record || (record.heads.length === 1 && record.winner()!.deleted)) return false;
-    const stood = (await this.#read(collection, id, record)) !== undefined;
+    const stood = (await getRecord(this, collection, id)) !== undefined;
     await this.write(collection, id, null);
     return stood;
   }
@@ -373,8 +308,9 @@ export class OpenSpace implements SpaceView, MemberView {
     if (collections.some(isSystemCollection)) {
       this.#membership = undefined;
       this.#holders = undefined;
+      this.#ring = undefined;
       // A new key wrapped for this node is learned before anything sealed under it comes.
-      if (collections.includes(KEY_COLLECTION)) await this.#learnKeys();
+      if (collections.includes(KEY_COLLECTION)) await this.refreshKeys();
       for (const listener of this.#sharingListeners) listener();
     }
     const change = { space: this.id, collections };
@@ -383,11 +319,19 @@ export class OpenSpace implements SpaceView, MemberView {
     return fresh;
   }
 
-  /** Adds the keys the owner's key records wrap for this node, and tells who keeps the entry. */
-  async #learnKeys(): Promise<void> {
-    const keys = await learnKeys(this, await this.membership(), this.signer);
-    if (keys.length === 0) return;
-    const entry = this.addKeys(keys);
+  /**
+   * Reads the owner's key records again (at open, and whenever one comes): adds the keys they
+   * wrap for this node, seals from now on under the newest epoch's winner, and tells who keeps
+   * the entry.
+   */
+  async refreshKeys(): Promise<void> {
+    this.#ring = undefined;
+    const ring = await this.keyRing();
+    const all = [...ring.epochs.values()].flat();
+    const newest = ring.epochs.get(ring.learned)!;
+    const sealWith = newest[newest.length - 1]!;
+    if (all.every((k) => this.keys.some((m) => equal(m, k))) && equal(sealWith, this.key)) return;
+    const entry = this.addKeys(all, sealWith);
     for (const listener of this.#keyListeners) await listener(entry);
   }
 
@@ -403,7 +347,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * is kept, unreadable here, so stores stay level; nothing it says stands here.
    */
   async keptUnread(batch: readonly Version[]): Promise<boolean> {
-    return keptUnread(this, await this.membership(), batch);
+    return keptUnread(this, await this.keyRing(), await this.membership(), batch);
   }
 
   /**

@@ -11,8 +11,10 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import type { BodyValue } from '../body.js';
 import { utf8 } from '../bytes.js';
 import { montgomeryOf, type SigningKey } from '../keys.js';
+import type { VersionMeta } from '../record-state.js';
 import { open, randomKey, seal } from '../seal.js';
-import { openWithKeys } from '../version.js';
+import type { Store } from '../store.js';
+import { openWithKeys, type Version } from '../version.js';
 import type { Membership } from './membership.js';
 
 export const KEY_COLLECTION = 'sys.key';
@@ -90,52 +92,108 @@ export function keyRecipients(membership: Membership): string[] {
   return [...out];
 }
 
+/** What reading key records needs of a space. */
+interface KeyView {
+  id: string;
+  owner: string;
+  store: Store;
+  keys: readonly Uint8Array[];
+  /** Unwraps done so far, by version id: a record is opened once. */
+  checked: Map<string, unknown>;
+}
+
 /**
- * The keys after `known` that the owner's key records wrap for `me`, in epoch order; it stops
- * at the first epoch it can't open (this node was not a member then).
+ * The keys of a space this node can learn from its owner's key records (spec 05 §7.4), by
+ * epoch: each epoch's keys wrapped for `me`, the record's winner's last (what to seal under).
+ * Two devices of the owner may change the key at once: every key of an epoch is kept, so
+ * whatever either sealed opens, and the winner's is the one sealed under from then on.
  */
-export async function learnKeys(
-  view: {
-    id: string;
-    owner: string;
-    store: import('../store.js').Store;
-    keys: readonly Uint8Array[];
-  },
+export interface KeyRing {
+  /** Epoch 0 is the space's first key; then each epoch this node has keys for. */
+  epochs: Map<number, Uint8Array[]>;
+  /** The highest epoch the owner wrote a key record of: past `learned`, this node was left out. */
+  highest: number;
+  /** The highest epoch this node has a key for. */
+  learned: number;
+}
+
+const EPOCH_RECORD = /^k([1-9][0-9]{0,5})$/;
+const same = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+export async function readKeyRing(
+  view: KeyView,
   membership: Membership,
   me: SigningKey,
-): Promise<Uint8Array[]> {
-  const found: Uint8Array[] = [];
-  if (view.store.count(KEY_COLLECTION) === 0) return found;
-  for (let epoch = view.keys.length; ; epoch++) {
-    const record = await view.store.record(KEY_COLLECTION, keyRecordId(epoch));
-    let key: Uint8Array | undefined;
-    for (const meta of record?.versions ?? []) {
-      if (membership.accountAt(meta.author, meta.timestamp) !== view.owner || meta.deleted)
-        continue;
-      const version = await view.store.getVersion(meta.id);
-      if (!version) continue;
-      let body: BodyValue | null;
-      try {
-        body = openWithKeys(version, [...view.keys, ...found]);
-      } catch {
-        continue;
-      }
-      const wraps = (body as { epoch?: unknown; wraps?: unknown } | null)?.wraps;
-      if ((body as { epoch?: unknown })?.epoch !== epoch || !Array.isArray(wraps)) continue;
-      const mine = wraps.find(
-        (w) => Array.isArray(w) && w[0] === me.did && w[1] instanceof Uint8Array,
-      );
-      key = mine && unwrapKey(me, view.id, epoch, mine[1] as Uint8Array);
-      if (key) break;
-    }
-    if (!key) return found;
-    found.push(key);
+): Promise<KeyRing> {
+  const epochs = new Map<number, Uint8Array[]>([[0, [view.keys[0]!]]]);
+  const records = (await view.store.records(KEY_COLLECTION)).records;
+  const byOwner = (m: VersionMeta) =>
+    !m.deleted && membership.accountAt(m.author, m.timestamp) === view.owner;
+  let highest = 0;
+  for (const [id, record] of records ?? []) {
+    const epoch = EPOCH_RECORD.exec(id);
+    if (epoch && record.versions.some(byOwner)) highest = Math.max(highest, Number(epoch[1]));
   }
+  const known = [...view.keys];
+  let learned = 0;
+  for (let epoch = 1; epoch <= highest; epoch++) {
+    const record = records?.get(keyRecordId(epoch));
+    const winner = record?.winner();
+    // The winner last: its key is the one sealed under.
+    const metas = (record?.versions ?? [])
+      .filter(byOwner)
+      .sort((a, b) => Number(a === winner) - Number(b === winner) || a.timestamp - b.timestamp);
+    const keys: Uint8Array[] = [];
+    for (const meta of metas) {
+      const key = await keyIn(view, meta, epoch, known, me);
+      if (!key) continue;
+      const at = keys.findIndex((k) => same(k, key));
+      if (at >= 0) keys.splice(at, 1);
+      keys.push(key);
+    }
+    // Not wrapped for this node: later keys are sealed under ones it lacks.
+    if (keys.length === 0) break;
+    epochs.set(epoch, keys);
+    learned = epoch;
+    for (const key of keys) if (!known.some((k) => same(k, key))) known.push(key);
+  }
+  return { epochs, highest, learned };
+}
+
+/** The key of epoch `epoch` that the owner's record `meta` wraps for `me`, once per version. */
+async function keyIn(
+  view: KeyView,
+  meta: VersionMeta,
+  epoch: number,
+  known: readonly Uint8Array[],
+  me: SigningKey,
+): Promise<Uint8Array | undefined> {
+  const cached = `key:${meta.id}`;
+  if (view.checked.has(cached)) return view.checked.get(cached) as Uint8Array | undefined;
+  const version = await view.store.getVersion(meta.id);
+  if (!version) return undefined;
+  let body: BodyValue | null;
+  try {
+    body = openWithKeys(version, known);
+  } catch {
+    return undefined; // sealed under a key not known yet: asked again when one is
+  }
+  const { epoch: said, wraps } = (body ?? {}) as { epoch?: unknown; wraps?: unknown };
+  let key: Uint8Array | undefined;
+  if (said === epoch && Array.isArray(wraps)) {
+    const mine = wraps.find(
+      (w) => Array.isArray(w) && w[0] === me.did && w[1] instanceof Uint8Array,
+    );
+    key = mine && unwrapKey(me, view.id, epoch, mine[1] as Uint8Array);
+  }
+  view.checked.set(cached, key);
+  return key;
 }
 
 /** Everyone the owner's records of epoch `epoch` wrap the key for. */
 export async function wrappedFor(
-  view: { owner: string; store: import('../store.js').Store; keys: readonly Uint8Array[] },
+  view: { owner: string; store: Store; keys: readonly Uint8Array[] },
   membership: Membership,
   epoch: number,
 ): Promise<Set<string>> {
@@ -170,20 +228,23 @@ export function keyRecordFor(
 }
 
 /**
- * Whether a body that opens under none of `view`'s keys may still be kept: the owner wrote a key
- * record of an epoch this node has no key for (it was removed), held or in `batch`. It is kept,
- * unread, so stores stay level; nothing it says stands here.
+ * Whether a body that opens under none of this node's keys may still be kept: the owner wrote a
+ * key record of an epoch this node has no key for (it was left out: removed), held or in
+ * `batch`. It is kept, unread, so stores stay level; nothing it says stands here.
  */
-export async function keptUnread(
-  view: { owner: string; store: import('../store.js').Store; keys: readonly Uint8Array[] },
+export function keptUnread(
+  view: { owner: string },
+  ring: KeyRing,
   membership: Membership,
-  batch: readonly import('../version.js').Version[],
-): Promise<boolean> {
-  const next = keyRecordId(view.keys.length);
-  const byOwner = (author: string, at: number) => membership.accountAt(author, at) === view.owner;
-  const held = await view.store.record(KEY_COLLECTION, next);
-  if (held?.versions.some((m) => byOwner(m.author, m.timestamp))) return true;
-  return batch.some(
-    (v) => v.collection === KEY_COLLECTION && v.record === next && byOwner(v.author, v.timestamp),
-  );
+  batch: readonly Version[],
+): boolean {
+  if (ring.highest > ring.learned) return true;
+  return batch.some((v) => {
+    const epoch = EPOCH_RECORD.exec(v.collection === KEY_COLLECTION ? v.record : '');
+    return (
+      epoch !== null &&
+      Number(epoch[1]) > ring.learned &&
+      membership.accountAt(v.author, v.timestamp) === view.owner
+    );
+  });
 }

@@ -31,6 +31,12 @@ export interface SpaceView {
   mayTakeIn(version: Version): Promise<boolean>;
   /** A reason to refuse new versions from `from` (a holder over its limits), or `undefined`. */
   refusal(from: VersionSource, versions: readonly Version[]): Promise<string | undefined>;
+  /**
+   * A holder's reason not to fetch a file's chunks (over its limits, spec 06 §3): `bytes` the
+   * sealed bytes not held yet, `filesHeld` those of every file chunk the space holds. Absent
+   * where nothing limits what a node fetches.
+   */
+  fileRefusal?(file: string, bytes: number, filesHeld: number): Promise<string | undefined>;
   /** Stores versions already verified and admitted, and tells listeners once. Returns the new ones. */
   takeIn(versions: readonly Version[]): Promise<Version[]>;
   /**

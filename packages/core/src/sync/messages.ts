@@ -20,6 +20,9 @@ export const NEGENTROPY_FRAME_LIMIT = 512 * 1024;
 export const MAX_VERSIONS_PER_MESSAGE = 4096;
 /** Spaces one connection may name. */
 export const MAX_SPACES = 10_000;
+/** Refused spaces one `spaces` message may carry, and the length of each reason. */
+export const MAX_REFUSALS = 1_024;
+export const MAX_REFUSAL_REASON = 300;
 
 export type Message =
   /** Opens a connection: who I say I am, and a nonce for you to sign. */
@@ -34,6 +37,7 @@ export type Message =
    * sync with it, and the versions giving me my role there, so a peer that doesn't know me yet can.
    * `p`: to a holder (spec 05 §7.3), [space, access DID, access proof] for the spaces it may hold.
    * `m`: probes, one per space I hold and did not name to you, which a member of it can match.
+   * `r`: from a holder, [space, reason] for each space you proved that it will not hold.
    */
   | {
       t: 'spaces';
@@ -41,6 +45,7 @@ export type Message =
       a?: Uint8Array[];
       p?: Array<[string, string, Uint8Array]>;
       m?: Uint8Array[];
+      r?: Array<[string, string]>;
     }
   /**
    * Where I am in a space: its fingerprint, and each collection's version count. `y`: my last
@@ -127,7 +132,7 @@ export function decodeMessage(frame: Uint8Array): Message {
             }),
       };
     case 'spaces':
-      exactKeys(m, ['t', 's'], ['a', 'p', 'm']);
+      exactKeys(m, ['t', 's'], ['a', 'p', 'm', 'r']);
       return {
         t: 'spaces',
         s: list(m.s, MAX_SPACES, 'spaces').map(space),
@@ -153,6 +158,14 @@ export function decodeMessage(frame: Uint8Array): Message {
         ...(m.m === undefined
           ? {}
           : { m: list(m.m, MAX_SPACES, 'probes').map((p) => bytes(p, 16, 'probe', 16)) }),
+        ...(m.r === undefined
+          ? {}
+          : {
+              r: list(m.r, MAX_REFUSALS, 'refusals').map((e) => {
+                const [s, why] = list(e, 2, 'refusal');
+                return [space(s), text(why, MAX_REFUSAL_REASON, 'reason')] as [string, string];
+              }),
+            }),
       };
     case 'hello':
       exactKeys(m, ['t', 's', 'f', 'c'], ['y']);

@@ -107,6 +107,14 @@ export class Peer {
     return [...this.#syncs.keys()];
   }
 
+  /**
+   * The spaces we proved to the peer, a holder, that it refused to hold, each with its reason
+   * (spec 05 §8 `spaces.r`): a host without a subscription for the account, or over its limits.
+   */
+  refusedSpaces(): ReadonlyMap<string, string> {
+    return this.#offers?.refused ?? new Map();
+  }
+
   /** Tells the peer, soon, where we are in `space` (after taking in, or writing). */
   helloSoon(space: string): void {
     if (!this.#syncs.has(space) || this.#closed) return;
@@ -188,7 +196,7 @@ export class Peer {
     if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
     if (m.t === 'spaces') {
       this.#budget.spaces();
-      return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? [], m.m ?? []);
+      return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? [], m.m ?? [], m.r ?? []);
     }
     // A space we don't share with this peer: not ours to answer, and counted as idle.
     if (!this.#syncs.has(m.s)) return this.#budget.idle(bytes);

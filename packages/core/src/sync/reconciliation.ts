@@ -47,8 +47,10 @@ export interface Reconciled {
   push(ids: readonly string[]): Promise<void>;
   /** Queues ids to ask for; `first` puts them ahead. */
   want(ids: readonly string[], first?: boolean): void;
-  /** Takes in the waiting versions whose author may now write; with `final`, refuses the rest. */
-  recheckWaiting(final: boolean): Promise<void>;
+  /** A pass over `sys.*` begins (or goes on) in this session. */
+  systemPass(): void;
+  /** `sys.*` is level with the peer's in this session: what still waits for a grant is refused. */
+  systemLevel(): Promise<void>;
   /** A session this side started ended. */
   sessionEnded(): void;
 }
@@ -148,6 +150,7 @@ export class Reconciliation {
       return;
     }
     if (!isSystemCollection(collection)) await this.#systemLevel();
+    else this.sync.systemPass();
     session.collection = collection;
     session.negentropy = new Negentropy(
       syncSet(this.sync.space.store, collection),
@@ -165,7 +168,10 @@ export class Reconciliation {
     if (this.channel.starter) return this.#onReply(collection, message);
     // The starter goes through sys.* first: past it, what still waits on a grant is refused.
     if (!isSystemCollection(collection)) await this.#systemLevel();
-    else this.systemDone = false;
+    else {
+      this.systemDone = false;
+      this.sync.systemPass();
+    }
     // The responder keeps no state between messages: each one is answered from the set alone.
     if (++this.#answered > MAX_ANSWERED) {
       throw new MincaError(
@@ -209,7 +215,7 @@ export class Reconciliation {
   async #systemLevel(): Promise<void> {
     if (this.systemDone) return;
     this.systemDone = true;
-    await this.sync.recheckWaiting(true);
+    await this.sync.systemLevel();
   }
 }
 

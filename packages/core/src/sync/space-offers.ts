@@ -11,7 +11,7 @@ import { verifySignature } from '../keys.js';
 import type { Version } from '../version.js';
 import type { ConnectionBudget } from './budget.js';
 import { accessProofBytes, spaceProbe } from './handshake.js';
-import { MAX_SPACES, type Message } from './messages.js';
+import { MAX_REFUSAL_REASON, MAX_REFUSALS, MAX_SPACES, type Message } from './messages.js';
 import type { OfferedSpace, SyncHost } from './sync-host.js';
 
 /** Credentials one `spaces` message carries. */
@@ -52,6 +52,8 @@ export class SpaceOffers {
   readonly #probesSent = new Set<string>();
   /** What the peer's probe for each of our spaces would be, on this connection. */
   #expected: Map<string, string> | undefined;
+  /** Spaces we proved that the peer, a holder, refused, with its reason (`spaces.r`). */
+  readonly #refusedByPeer = new Map<string, string>();
 
   constructor(
     private readonly host: SyncHost,
@@ -68,8 +70,16 @@ export class SpaceOffers {
     return new Set(limit ? all.filter((id) => limit.includes(id)) : all);
   }
 
-  /** Names the spaces we'd sync with the peer, and haven't named yet, with our credentials there. */
-  async offer(): Promise<void> {
+  /** Spaces we proved that the peer, a holder, refused, with its reason for each. */
+  get refused(): ReadonlyMap<string, string> {
+    return this.#refusedByPeer;
+  }
+
+  /**
+   * Names the spaces we'd sync with the peer, and haven't named yet, with our credentials there;
+   * a holder also says why it refused each of `refused` (spec 05 §8, `spaces.r`).
+   */
+  async offer(refused: ReadonlyArray<[string, string]> = []): Promise<void> {
     // A space goes again when we gained credentials there since (we joined it while connected),
     // since the peer may have refused it for want of them.
     const spaces: string[] = [];
@@ -83,16 +93,27 @@ export class SpaceOffers {
       credentials.push(...mine);
     }
     const probes = await this.#probes();
-    if (spaces.length === 0 && probes.length === 0 && this.#offered.size > 0) return;
+    if (
+      spaces.length === 0 &&
+      probes.length === 0 &&
+      refused.length === 0 &&
+      this.#offered.size > 0
+    )
+      return;
     const a = credentials.slice(0, MAX_CREDENTIALS);
     const proofs = await this.#accessProofs(spaces);
+    // More refusals than one message carries go in messages of their own after it.
+    const r = refused.slice(0, MAX_REFUSALS);
     this.channel.send({
       t: 'spaces',
       s: spaces,
       ...(a.length > 0 ? { a } : {}),
       ...(proofs.length > 0 ? { p: proofs } : {}),
       ...(probes.length > 0 ? { m: probes } : {}),
+      ...(r.length > 0 ? { r } : {}),
     });
+    for (let at = MAX_REFUSALS; at < refused.length; at += MAX_REFUSALS)
+      this.channel.send({ t: 'spaces', s: [], r: refused.slice(at, at + MAX_REFUSALS) });
   }
 
   /**
@@ -151,7 +172,14 @@ export class SpaceOffers {
     credentials: Uint8Array[],
     proofs: ReadonlyArray<[string, string, Uint8Array]>,
     probes: readonly Uint8Array[] = [],
+    refused: ReadonlyArray<[string, string]> = [],
   ): Promise<void> {
+    // Only refusals of spaces we proved to the peer mean anything; remembered up to a bound.
+    for (const [space, reason] of refused) {
+      if (!this.#offered.has(space)) continue;
+      if (this.#refusedByPeer.size < MAX_PEER_OFFERED || this.#refusedByPeer.has(space))
+        this.#refusedByPeer.set(space, reason);
+    }
     // A peer shows what gives it its role, so we can know it before we name a space to it.
     let learned = await this.#takeCredentials(credentials);
     // A member who doesn't know the peer yet: name the space, with what shows our role.
@@ -217,7 +245,12 @@ export class SpaceOffers {
     }));
     const { admitted, refused } = await this.host.admit(peer, offered);
     for (const id of admitted) this.#admitted.add(id);
-    if (admitted.some((id) => !this.#offered.has(id))) await this.offer();
+    // Every refused space gets its own reason; the admitted ones are named back.
+    const reasons = refused.map(
+      ({ space, reason }) => [space, reason.slice(0, MAX_REFUSAL_REASON)] as [string, string],
+    );
+    if (admitted.some((id) => !this.#offered.has(id)) || reasons.length > 0)
+      await this.offer(reasons);
     const first = refused[0];
     return first && `space ${first.space} refused: ${first.reason}`.slice(0, 500);
   }

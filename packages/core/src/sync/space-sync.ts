@@ -9,6 +9,7 @@ import { fromHex, toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
 import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
 import { isSystemCollection } from '../names.js';
+import { KEY_COLLECTION } from '../space/space-keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
@@ -51,6 +52,18 @@ export class SpaceSync implements Reconciled {
   /** Versions whose author may not write by what we hold yet: the grant may be on its way. */
   readonly #waiting = new Map<string, Version>();
   readonly #reconciliation: Reconciliation;
+  /**
+   * The owner's key records (`sys.key`) the peer holds, by what this side knows: sent, taken
+   * from it, or level at the last pass over `sys.*`. One it may lack goes ahead of anything
+   * else sent, so nothing sealed under a new key comes before the key.
+   */
+  readonly #keysShown = new Set<string>();
+  /**
+   * The key records held when this session's pass over `sys.*` began: once it is level, the
+   * peer holds these. Not those written during it: a range settled before one came never
+   * showed it.
+   */
+  #keysAtPass: string[] | undefined;
   /** The starter's last hello said its session ended with nothing outstanding. */
   #peerSynced = false;
   /** The fingerprint of that hello. */
@@ -181,7 +194,7 @@ export class SpaceSync implements Reconciled {
   async #onWant(q: number, ids: Uint8Array[]): Promise<void> {
     const versions = await this.space.store.getVersions(ids.map(toHex));
     this.#sendVersions(
-      versions.filter((v): v is Version => v !== undefined),
+      await this.#keysAhead(versions.filter((v): v is Version => v !== undefined)),
       q,
     );
   }
@@ -191,7 +204,41 @@ export class SpaceSync implements Reconciled {
     const send = ids.filter((id) => !this.#refused.has(id));
     if (send.length === 0) return;
     const versions = await this.space.store.getVersions(send);
-    this.#sendVersions(versions.filter((v): v is Version => v !== undefined));
+    this.#sendVersions(
+      await this.#keysAhead(versions.filter((v): v is Version => v !== undefined)),
+    );
+  }
+
+  /**
+   * `versions`, with the key records the peer may lack in front when any of them is an app's:
+   * a key changed while a session ran past `sys.*` must reach the peer before what is sealed
+   * under it, or the peer could open neither.
+   */
+  async #keysAhead(versions: Version[]): Promise<Version[]> {
+    for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
+    if (versions.every((v) => isSystemCollection(v.collection))) return versions;
+    const held = [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
+    const unshown = [...held].filter((id) => !this.#keysShown.has(id));
+    if (unshown.length === 0) return versions;
+    for (const id of unshown) this.#keysShown.add(id);
+    const ahead = (await this.space.store.getVersions(unshown)).filter(
+      (v): v is Version => v !== undefined,
+    );
+    // In epoch order: each key record is sealed under the key before it.
+    const epoch = (v: Version) => Number(v.record.slice(1)) || 0;
+    ahead.sort((a, b) => epoch(a) - epoch(b) || a.timestamp - b.timestamp);
+    return [...ahead, ...versions];
+  }
+
+  systemPass(): void {
+    this.#keysAtPass ??= [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
+  }
+
+  /** `sys.*` is level with the peer's in this session: it holds the key records held at its start. */
+  async systemLevel(): Promise<void> {
+    for (const id of this.#keysAtPass ?? []) this.#keysShown.add(id);
+    this.#keysAtPass = undefined;
+    await this.#recheckWaiting(true);
   }
 
   /**
@@ -227,6 +274,7 @@ export class SpaceSync implements Reconciled {
       throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
     // Any version that does not verify, is of another space or does not open ends the connection.
     const versions = await verifyIncoming(this.space, decodeIncoming(frames));
+    for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     await this.#admit(versions);
     this.#sendWants();
     await this.#reconciliation.rerunWhenFetched();
@@ -244,7 +292,7 @@ export class SpaceSync implements Reconciled {
       else this.#wait(v);
     }
     this.#wantEarlier(taken);
-    if (taken.some((v) => isSystemCollection(v.collection))) await this.recheckWaiting(false);
+    if (taken.some((v) => isSystemCollection(v.collection))) await this.#recheckWaiting(false);
   }
 
   /** Refuses a version; without `why`, because its author has no role here by what we hold. */
@@ -275,7 +323,7 @@ export class SpaceSync implements Reconciled {
   }
 
   /** Takes in the waiting versions whose author may now write; with `final`, refuses the rest. */
-  async recheckWaiting(final: boolean): Promise<void> {
+  async #recheckWaiting(final: boolean): Promise<void> {
     const waiting = [...this.#waiting.values()];
     if (final) this.#waiting.clear();
     if (waiting.length === 0) return;

@@ -97,34 +97,80 @@ export function keepConnected(
   use: (transport: Transport) => void,
   options: ReconnectOptions = {},
 ): { close(): void } {
+  return keepConnectedToAny(['-'], () => open(), use, { ...options, openTimeoutMs: 0 });
+}
+
+export interface FailoverOptions extends ReconnectOptions {
+  /** The index in `urls` tried first; 0 by default. */
+  first?: number;
+  /** A socket not open this long after it was made is given up, ms; 0 never. 10,000 by default. */
+  openTimeoutMs?: number;
+}
+
+/** A connection kept up to one of several addresses. */
+export interface Failover {
+  /** The address in use now or being tried. */
+  current(): string;
+  close(): void;
+}
+
+/**
+ * Keeps a connection up to one of several addresses, such as the hosts of a fleet (spec 06 §6),
+ * any of which serves the same spaces: `open(url)` makes a socket, `use(transport, url)` starts
+ * syncing over it. When a connection closes, or fails to open within `openTimeoutMs`, the next
+ * address in turn is tried, after a backoff that doubles with each failure in a row, from
+ * `minDelayMs` to `maxDelayMs`, times a random factor, and resets once a connection opened.
+ */
+export function keepConnectedToAny(
+  urls: readonly string[],
+  open: (url: string) => WebSocketLike,
+  use: (transport: Transport, url: string) => void,
+  options: FailoverOptions = {},
+): Failover {
+  if (!Array.isArray(urls) || urls.length === 0) throw new TypeError('give at least one address');
+  const list = [...urls];
   const min = options.minDelayMs ?? 500;
   const max = options.maxDelayMs ?? 30_000;
   const random = options.random ?? Math.random;
+  const openTimeout = options.openTimeoutMs ?? 10_000;
+  let at = Math.abs(Math.trunc(options.first ?? 0)) % list.length;
   let failures = 0;
   let stopped = false;
   let timer: unknown;
   let current: Transport | undefined;
   const connect = () => {
     if (stopped) return;
-    const socket = open();
+    const url = list[at]!;
+    const socket = open(url);
     const transport = createWebSocketTransport(socket);
     const opened = socket.onopen!;
+    // A host that does not answer (gone from the network) is given up, not waited on.
+    const giveUp =
+      openTimeout > 0
+        ? setTimer(() => {
+            if (socket.readyState !== OPEN) transport.close('the connection did not open in time');
+          }, openTimeout)
+        : undefined;
     socket.onopen = (event) => {
+      if (giveUp !== undefined) clearTimer(giveUp);
       failures = 0;
       opened(event);
     };
     current = transport;
-    use(transport);
+    use(transport, url);
     const closed = transport.onClose;
     transport.onClose = (reason) => {
+      if (giveUp !== undefined) clearTimer(giveUp);
       closed?.(reason);
       if (stopped) return;
+      at = (at + 1) % list.length;
       const wait = Math.min(max, min * 2 ** failures++) * (0.5 + random() / 2);
       timer = setTimer(connect, wait);
     };
   };
   connect();
   return {
+    current: () => list[at]!,
     close() {
       stopped = true;
       if (timer !== undefined) clearTimer(timer);

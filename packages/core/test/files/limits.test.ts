@@ -99,7 +99,12 @@ describe('what a device keeps', () => {
     const controller = new AbortController();
     const read = b.records.readFile(space, ref, { signal: controller.signal });
     read.catch(() => undefined);
-    await advance(50);
+    // The first chunk comes from the half source (checked off the main thread: give it time).
+    await within(
+      5_000,
+      async () => (await b.files.chunk(space, ref.$file, 0)) !== undefined,
+      'a chunk',
+    );
     controller.abort();
     await expect(read).rejects.toMatchObject({ code: 'aborted' });
     expect(await b.files.chunk(space, ref.$file, 0)).toBeDefined();

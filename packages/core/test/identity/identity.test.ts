@@ -113,7 +113,7 @@ describe('writers of an account', () => {
     const account = new TestAccount();
     const home = await make(await account.node());
     const allowed = await home.spaces.create();
-    const other = await home.spaces.create();
+    await home.spaces.create(); // a second space, not named in the app's key
     const app = await make(await account.node({ spaces: [allowed.id] }));
     await app.spaces.join(await home.spaces.share(allowed.id, account.did));
     const [appAtHome] = connect(home, app);
@@ -184,6 +184,47 @@ describe('writers of an account', () => {
     await expect(make({ key, certificates: [certificates![0]!, tampered] })).rejects.toMatchObject({
       code: 'invalid_input',
     });
+  });
+});
+
+describe('a device removed in a space another account owns', () => {
+  it('the owner changes the key, so the removed device reads nothing written after', async () => {
+    const owner = await make();
+    const account = new TestAccount();
+    const laptop = await make(await account.node());
+    const phoneConfig = await account.node();
+    const phone = await make(phoneConfig);
+    const space = await owner.spaces.create();
+    await owner.spaces.setRole(space.id, account.did, 'writer');
+    for (const device of [laptop, phone])
+      await device.spaces.join(await owner.spaces.share(space.id, account.did));
+    connect(owner, laptop);
+    const [phoneAtOwner] = connect(owner, phone);
+    await phone.records.put(space.id, 'app.post', { text: 'from the phone' });
+    await converged([owner, laptop, phone], space.id);
+    phoneAtOwner.close('the phone is lost');
+    // The account removes its phone; the revocation reaches the space's owner, who changes the key.
+    await laptop.spaces.revoke(
+      (await issueRevocation(account.root, phoneConfig.device!, laptop.time())).bytes,
+    );
+    await until(
+      async () => (await owner.spaces.status(space.id)).collections.includes('sys.key'),
+      15_000,
+      'the owner to change the key',
+    );
+    const after = await owner.records.put(space.id, 'app.post', { text: 'after the phone' });
+    await until(
+      async () => (await laptop.records.get(space.id, 'app.post', after.id)) !== undefined,
+      15_000,
+      'the laptop to read under the new key',
+    );
+    // The phone meets the owner again: a revoked key is nobody there, and reads nothing new.
+    const [phoneAgain] = connect(owner, phone);
+    await until(() => phoneAgain.did !== undefined, 5000, 'the handshake');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(phoneAgain.spaces()).toEqual([]);
+    expect(await phone.records.get(space.id, 'app.post', after.id)).toBeUndefined();
+    expect(await texts(laptop, space.id)).toEqual(['after the phone', 'from the phone']);
   });
 });
 
