@@ -46,9 +46,12 @@ const FRAME_LIMIT = 512 * 1024;
 const hex = (id: Uint8Array) => Buffer.from(id).toString('hex');
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
-type SetOf = (store: Store) => NegentropySnapshot | NegentropyStorage;
+type SetOf = (store: Store) => NegentropySnapshot | NegentropyStorage | Promise<NegentropyStorage>;
 
-/** The set as sync built it before: sorted from scratch whenever the collection changed. */
+/**
+ * The set as sync built it before: sorted from scratch whenever the collection changed (now from
+ * the index entries read back, since a store no longer holds every meta).
+ */
 const rebuilt: SetOf = (store) =>
   store.derived(COLLECTION, (versions) => {
     const set = new NegentropyStorage();
