@@ -4,6 +4,7 @@
  * space. Making pictures in a browser (resizing, the placeholder) is `@minca/std/browser`.
  */
 export { addImage, type PreparedImage } from './add-image.js';
+export { type Fields, isFields } from './fields.js';
 export {
   imageBody,
   MAX_ALT,

@@ -5,13 +5,11 @@
  * reports what arrived, write→arrival times, and how long clients of a killed host took to be
  * served again.
  */
-import { createNode, type MincaNode } from '@minca/core';
+import { createNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { type Link, linkTo } from '../links.js';
 import { sleep } from './host-process.js';
-
-export const COLLECTION = 'app.msg';
-export type Message = { w: number; n: number; at: number };
+import { arrivals, COLLECTION, type LoadClient, writeUntil } from './load-records.js';
 
 /** What the parent tells a client process. */
 export type ToClients =
@@ -31,14 +29,9 @@ export type FromClients =
   | { t: 'counts'; missing: number; latencies: Array<[number, number]> }
   | { t: 'error'; message: string };
 
-interface Client {
-  index: number;
-  space: string;
-  node: MincaNode;
+interface Client extends LoadClient {
   link?: Link;
-  seen: Set<string>;
   latencies: Array<[at: number, ms: number]>;
-  written: number;
   /** Versions the space held at the last look. */
   versions: number;
   taking?: Promise<void>;
@@ -73,21 +66,11 @@ function takeSoon(client: Client): Promise<void> {
  * looking costs the client little beside the job.
  */
 async function take(client: Client): Promise<void> {
-  const now = Date.now();
   const versions = (await client.node.spaces.status(client.space)).versions;
   const grown = versions - client.versions;
   if (grown <= 0) return;
   client.versions = versions;
-  const recent = await client.node.records.list<Message>(client.space, COLLECTION, {
-    order: 'newest',
-    limit: Math.min(4096, grown + 64),
-  });
-  for (const record of recent) {
-    if (client.seen.has(record.id)) continue;
-    client.seen.add(record.id);
-    if (record.body.w !== client.index)
-      client.latencies.push([record.body.at, now - record.body.at]);
-  }
+  client.latencies.push(...(await arrivals(client, Math.min(4096, grown + 64))));
 }
 
 async function setup(m: Extract<ToClients, { t: 'setup' }>): Promise<void> {
@@ -113,13 +96,7 @@ async function write(m: Extract<ToClients, { t: 'write' }>): Promise<Record<stri
   await Promise.all(
     clients.map(async (client) => {
       await sleep(Math.max(0, m.start - Date.now()) + (client.index / m.total) * m.everyMs);
-      while (Date.now() < m.until) {
-        const body: Message = { w: client.index, n: client.written, at: Date.now() };
-        const record = await client.node.records.put(client.space, COLLECTION, body);
-        client.seen.add(record.id);
-        client.written++;
-        await sleep(m.everyMs);
-      }
+      await writeUntil(client, m.until, m.everyMs);
     }),
   );
   const perSpace: Record<string, number> = {};

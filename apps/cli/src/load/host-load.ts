@@ -8,10 +8,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNode, type MincaNode } from '@minca/core';
+import { createNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import type { WebSocket } from 'ws';
-import { connect, run, sleep, startHost, until } from './host-process.js';
+import { connect, sleep, startHost, until } from './host-process.js';
+import { arrivals, COLLECTION, type LoadClient, type Message, writeUntil } from './load-records.js';
+import { bringToHost, makeSpaces, subscribeOwner } from './owner-spaces.js';
 
 export interface HostLoadOptions {
   clients: number;
@@ -42,64 +44,24 @@ export interface HostLoadResult {
   hostPeakRssKiB: number;
 }
 
-interface Client {
-  index: number;
-  space: string;
-  node: MincaNode;
+interface Client extends LoadClient {
   socket: WebSocket;
-  seen: Set<string>;
   latencies: number[];
-  written: number;
 }
-
-const COLLECTION = 'app.msg';
-type Message = { w: number; n: number; at: number };
 
 export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadResult> {
   const log = options.log ?? (() => {});
   const root = await mkdtemp(join(tmpdir(), 'minca-host-load-'));
   const data = join(root, 'host-data');
   const owner = await createNode({ stores: memoryStores() });
-  await run(
-    [
-      'host',
-      'subscription',
-      'add',
-      owner.did,
-      '--spaces',
-      String(options.spaces),
-      '--bytes',
-      '100GiB',
-      '--data',
-      data,
-    ],
-    {
-      ...process.env,
-      HOME: root,
-    },
-  );
+  await subscribeOwner(owner, root, data, options.spaces);
   const host = await startHost(root, data);
   const clients: Client[] = [];
-  let ownerSocket: WebSocket | undefined;
   try {
     // The owner makes the spaces, lets the host hold them and brings them to it.
-    const spaces: string[] = [];
-    for (let s = 0; s < options.spaces; s++) {
-      const { id } = await owner.spaces.create();
-      await owner.spaces.allowHolder(id, host.did, 'host');
-      spaces.push(id);
-    }
+    const spaces = await makeSpaces(owner, host.did, options.spaces);
     const take = async (client: Client) => {
-      const now = Date.now();
-      const recent = await client.node.records.list<Message>(client.space, COLLECTION, {
-        order: 'newest',
-        limit: 256,
-      });
-      for (const record of recent) {
-        if (client.seen.has(record.id)) continue;
-        client.seen.add(record.id);
-        if (record.body.w !== client.index) client.latencies.push(now - record.body.at);
-      }
+      for (const [, ms] of await arrivals(client, 256)) client.latencies.push(ms);
     };
     // Clients, spread over the spaces, invited by the owner; then the owner brings everything to
     // the host and leaves, and the clients meet only the host.
@@ -121,16 +83,7 @@ export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadRes
       await node.records.subscribe(space, () => void take(client));
       clients.push(client);
     }
-    ownerSocket = connect(owner, host.url);
-    await until(
-      async () => {
-        for (const id of spaces) if (!(await owner.spaces.status(id)).peers[0]?.level) return false;
-        return true;
-      },
-      120_000,
-      'the host to hold every space',
-    );
-    ownerSocket.close();
+    await bringToHost(owner, spaces, host.url);
     log(`host holds ${spaces.length} spaces`);
     for (const client of clients) client.socket = connect(client.node, host.url);
     let notLevel = clients.length;
@@ -158,13 +111,7 @@ export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadRes
     await Promise.all(
       clients.map(async (client) => {
         await sleep((client.index / clients.length) * options.writeEveryMs);
-        while (Date.now() < stopAt) {
-          const body: Message = { w: client.index, n: client.written, at: Date.now() };
-          const record = await client.node.records.put(client.space, COLLECTION, body);
-          client.seen.add(record.id);
-          client.written++;
-          await sleep(options.writeEveryMs);
-        }
+        await writeUntil(client, stopAt, options.writeEveryMs);
       }),
     );
     const seconds = (Date.now() - start) / 1000;
@@ -207,7 +154,6 @@ export async function runHostLoad(options: HostLoadOptions): Promise<HostLoadRes
       hostPeakRssKiB: await host.peakRssKiB(),
     };
   } finally {
-    ownerSocket?.close();
     for (const c of clients) {
       c.socket?.close();
       await c.node.close();

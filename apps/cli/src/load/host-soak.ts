@@ -9,11 +9,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNode, type MincaNode } from '@minca/core';
+import { createNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { type Link, linkTo } from '../links.js';
-import { connect, run, sleep, startHost, until } from './host-process.js';
+import { sleep, startHost, until } from './host-process.js';
 import { type HostileStats, startHostile } from './hostile-clients.js';
+import { arrivals, COLLECTION, type LoadClient, writeUntil } from './load-records.js';
+import { bringToHost, makeSpaces, subscribeOwner } from './owner-spaces.js';
 
 export interface HostSoakOptions {
   /** Every client, the hostile ones among them. */
@@ -54,20 +56,12 @@ export interface HostSoakResult {
   hostileStats: HostileStats[];
 }
 
-interface Honest {
-  index: number;
-  space: string;
-  node: MincaNode;
+interface Honest extends LoadClient {
   link?: Link;
-  seen: Set<string>;
   latencies: number[];
-  written: number;
   disconnects: number;
   reasons: Map<string, number>;
 }
-
-const COLLECTION = 'app.msg';
-type Message = { w: number; n: number; at: number };
 
 export async function runHostSoak(options: HostSoakOptions): Promise<HostSoakResult> {
   const log = options.log ?? (() => {});
@@ -76,21 +70,12 @@ export async function runHostSoak(options: HostSoakOptions): Promise<HostSoakRes
   const root = await mkdtemp(join(tmpdir(), 'minca-host-soak-'));
   const data = join(root, 'host-data');
   const owner = await createNode({ stores: memoryStores() });
-  const subscription = ['host', 'subscription', 'add', owner.did, '--spaces'];
-  await run([...subscription, String(options.spaces), '--bytes', '100GiB', '--data', data], {
-    ...process.env,
-    HOME: root,
-  });
+  await subscribeOwner(owner, root, data, options.spaces);
   const host = await startHost(root, data);
   const honest: Honest[] = [];
   let hostile: ReturnType<typeof startHostile> = [];
   try {
-    const spaces: string[] = [];
-    for (let s = 0; s < options.spaces; s++) {
-      const { id } = await owner.spaces.create();
-      await owner.spaces.allowHolder(id, host.did, 'host');
-      spaces.push(id);
-    }
+    const spaces = await makeSpaces(owner, host.did, options.spaces);
     for (let i = 0; i < honestCount; i++) {
       const space = spaces[i % spaces.length]!;
       const node = await createNode({ stores: memoryStores() });
@@ -108,16 +93,7 @@ export async function runHostSoak(options: HostSoakOptions): Promise<HostSoakRes
       await node.records.subscribe(space, () => void take(client));
       honest.push(client);
     }
-    const ownerSocket = connect(owner, host.url);
-    await until(
-      async () => {
-        for (const id of spaces) if (!(await owner.spaces.status(id)).peers[0]?.level) return false;
-        return true;
-      },
-      120_000,
-      'the host to hold every space',
-    );
-    ownerSocket.close();
+    await bringToHost(owner, spaces, host.url);
     for (const client of honest) {
       client.link = linkTo(client.node, host.url, { maxDelayMs: 2_000 });
       watchDisconnects(client);
@@ -151,13 +127,7 @@ export async function runHostSoak(options: HostSoakOptions): Promise<HostSoakRes
     await Promise.all(
       honest.map(async (client) => {
         await sleep((client.index / honest.length) * options.writeEveryMs);
-        while (Date.now() < stopAt) {
-          const body: Message = { w: client.index, n: client.written, at: Date.now() };
-          const record = await client.node.records.put(client.space, COLLECTION, body);
-          client.seen.add(record.id);
-          client.written++;
-          await sleep(options.writeEveryMs);
-        }
+        await writeUntil(client, stopAt, options.writeEveryMs);
       }),
     );
     clearInterval(sampling);
@@ -217,16 +187,7 @@ export async function runHostSoak(options: HostSoakOptions): Promise<HostSoakRes
 
 /** Counts what every honest client of a space has not seen yet, with its write→arrival time. */
 async function take(client: Honest): Promise<void> {
-  const now = Date.now();
-  const recent = await client.node.records.list<Message>(client.space, COLLECTION, {
-    order: 'newest',
-    limit: 256,
-  });
-  for (const record of recent) {
-    if (client.seen.has(record.id)) continue;
-    client.seen.add(record.id);
-    if (record.body.w !== client.index) client.latencies.push(now - record.body.at);
-  }
+  for (const [, ms] of await arrivals(client, 256)) client.latencies.push(ms);
 }
 
 /** Counts each time the client's connection ended and the link made a new one. */

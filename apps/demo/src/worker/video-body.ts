@@ -5,8 +5,7 @@
  * so checked as `readImage` checks a picture: a field that is there must be valid.
  */
 import { type FileRef, isFileRef } from '@minca/core';
-import { MAX_IMAGE_EDGE, readImage, type StdImage } from '@minca/std';
-import { type Fields, isFields } from './fields.js';
+import { type Fields, isFields, MAX_IMAGE_EDGE, readImage, type StdImage } from '@minca/std';
 
 /** What the demo plays: MP4 (with its index first, it plays soonest) and WebM. */
 export const VIDEO_MIME = /^video\/(mp4|webm)$/;

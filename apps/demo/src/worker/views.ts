@@ -3,9 +3,15 @@
  * this app writes is left out, never trusted. Pictures and profiles are `@minca/std`'s.
  */
 import type { FileRef, MincaRecord } from '@minca/core';
-import { accountOf, type Profile, readImage, readProfile, type StdImage } from '@minca/std';
+import {
+  accountOf,
+  isFields,
+  type Profile,
+  readImage,
+  readProfile,
+  type StdImage,
+} from '@minca/std';
 import type { FileView, PictureView, PostView, ProfileView, VideoView } from '../protocol.js';
-import { isFields } from './fields.js';
 import { type PostVideo, readVideo } from './video-body.js';
 
 export const POSTS = 'app.post';
