@@ -2,7 +2,7 @@
 // MINCA_BENCH_HOST_RECORDS, MINCA_BENCH_HOST_BATCH):
 // - versions/s in: a holder over SQLite takes every space in from its owners over memory pairs;
 // - memory per open space: the same database opened afresh, then every held space opened: the
-//   heap that takes, divided by the spaces;
+//   heap (and array buffers) that takes, divided by the spaces;
 // - versions/s fanned out: a member who joined the first batch's spaces, with nothing of them,
 //   pulls them from that full, reopened host.
 // Owners write in batches of spaces, their spaces at once so signatures overlap, and close after
@@ -29,7 +29,9 @@ const gc = runInNewContext('gc') as () => void;
 const heap = () => {
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  // Typed arrays' bytes are outside the JS heap: a set kept in blocks is mostly those.
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`  ${line}\n`);

@@ -46,9 +46,12 @@ const FRAME_LIMIT = 512 * 1024;
 const hex = (id: Uint8Array) => Buffer.from(id).toString('hex');
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
-type SetOf = (store: Store) => NegentropySnapshot | NegentropyStorage;
+type SetOf = (store: Store) => NegentropySnapshot | NegentropyStorage | Promise<NegentropyStorage>;
 
-/** The set as sync built it before: sorted from scratch whenever the collection changed. */
+/**
+ * The set as sync built it before: sorted from scratch whenever the collection changed (now from
+ * the index entries read back, since a store no longer holds every meta).
+ */
 const rebuilt: SetOf = (store) =>
   store.derived(COLLECTION, (versions) => {
     const set = new NegentropyStorage();
@@ -68,7 +71,7 @@ async function fill(file: string, author: string): Promise<void> {
     for (let i = first; i < Math.min(COUNT, first + batch); i++) {
       const id = createHash('sha256').update(`resync/${i}`).digest('hex');
       const meta = { r: `r${i}`, p: [], t: BASE_MS + i * 1000, a: author, f: [], d: false };
-      entries.push({ key: versionIndexKey(COLLECTION, id), value: encodeCbor(meta) });
+      entries.push({ key: versionIndexKey(COLLECTION, meta.r, id), value: encodeCbor(meta) });
     }
     await adapter.batch(entries);
   }

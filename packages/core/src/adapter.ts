@@ -39,6 +39,8 @@ export interface StorageAdapter {
 
   /** Optional: every entry under `prefix`, sorted by key, in one read. */
   entries?(prefix: string): Promise<Array<[string, Uint8Array]>>;
+  /** Optional: how many keys start with `prefix`, without listing them. */
+  count?(prefix: string): Promise<number>;
   /** Optional: several bodies in one read, `undefined` where absent, in the order asked. */
   getVersions?(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>>;
   /** Optional: one atomic write of versions, entries and version deletes. */

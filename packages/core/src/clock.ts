@@ -20,6 +20,11 @@ export class HybridClock {
     return this.#last;
   }
 
+  /** The latest timestamp {@link observe} takes in now. */
+  horizon(): number {
+    return this.now() + MAX_CLOCK_DRIFT_MS;
+  }
+
   /**
    * Takes in a timestamp seen on a version. One further ahead than {@link MAX_CLOCK_DRIFT_MS}
    * is ignored, so a peer with a wrong clock can't drag ours into the far future.

@@ -20,6 +20,12 @@ export async function readEntries(
   return out;
 }
 
+/** How many entries there are under `prefix`. */
+export async function countEntries(adapter: StorageAdapter, prefix: string): Promise<number> {
+  if (adapter.count) return adapter.count(prefix);
+  return (await adapter.list(prefix)).length;
+}
+
 /** The bodies of `ids`, in order, `undefined` where absent. */
 export async function readVersions(
   adapter: StorageAdapter,

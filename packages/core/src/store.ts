@@ -1,35 +1,49 @@
 /**
- * The store: a node's view of one store, kept in memory over its adapter.
+ * The store: a node's view of one store, over its adapter (spec 05 §5.2, §5.4).
  *
- * It reads the version index once, then keeps each collection's records and the entries it
- * read or wrote. Version bodies go through an LRU cache (its own, or its factory's shared one):
- * a body never changes, so caching it is always safe. Writes are serialised, and an entry read
- * while a write was landing is not kept, since it may predate that write. Layout: spec 05 §5.
+ * In memory it keeps what sync needs of every collection — its set in blocks, with its count
+ * and sum — read at open from the set's pages and the summary, never from an entry per version.
+ * Records are read from their index entries when asked for, and the ones read lately are kept
+ * (record-cache.ts). Version bodies go through an LRU cache (its own, or its factory's shared
+ * one): a body never changes, so caching it is always safe. Writes are serialised, and an entry
+ * or record read while a write was landing is not kept, since it may predate that write.
  */
 import type { BodyCache, EntryWrite, StorageAdapter } from './adapter.js';
-import { flatString, fromHex, toHex } from './bytes.js';
-import { decodeStrict, encodeCbor } from './encoding.js';
+import { toHex } from './bytes.js';
+import { CollectionSet } from './collection-set.js';
 import { MincaError } from './errors.js';
 import { IdSum } from './id-sum.js';
-import { hashId, VERSION_HEX } from './ids.js';
+import { RECORD_ID } from './ids.js';
+import {
+  collectionIndexPrefix,
+  decodeMeta,
+  decodeSummary,
+  FILE_INDEX_PREFIX,
+  metaOf,
+  recordIndexPrefix,
+  SUMMARY_KEY,
+  type Summary,
+} from './index-entries.js';
+import { readStoredSets, rebuildIndex } from './index-read.js';
 import { LruBodyCache } from './lru.js';
-import { isCollectionName } from './names.js';
-import { NegentropySet, type NegentropySnapshot } from './negentropy/set.js';
-import { CollectionState, type VersionMeta } from './record-state.js';
-import { readEntries, readVersions, writeCommit } from './store-io.js';
-import { decodeVersion, type Version } from './version.js';
+import type { NegentropySnapshot } from './negentropy/set.js';
+import { RecordCache, recordOf } from './record-cache.js';
+import { CollectionState, type RecordState, type VersionMeta } from './record-state.js';
+import { VersionBodies } from './store-bodies.js';
+import { readEntries, writeCommit } from './store-io.js';
+import { planVersions } from './store-plan.js';
+import type { Version } from './version.js';
+
+export { VERSION_INDEX_PREFIX, versionIndexKey } from './index-entries.js';
 
 /** Bodies a store caches when its factory shares no cache. */
 export const DEFAULT_BODY_CACHE = 50_000;
-
-/** Prefix of the index entries: `v/<collection>/<version id>`, one per version held. */
-export const VERSION_INDEX_PREFIX = 'v/';
 /** Entries larger than this (file chunks) are read from the adapter each time, not kept. */
 const MAX_KEPT_ENTRY_BYTES = 16 * 1024;
-
-export function versionIndexKey(collection: string, id: string): string {
-  return `${VERSION_INDEX_PREFIX}${collection}/${id}`;
-}
+/** Entries a store keeps at most, the one used longest ago going first. */
+const KEPT_ENTRIES = 4096;
+/** A collection up to this many versions is read whole when one of its records is asked for. */
+const WHOLE_READ_VERSIONS = 4096;
 
 /** A change to write in one go: new versions with their index entries, plus other entries. */
 export interface StoreChange {
@@ -42,90 +56,40 @@ export interface StoreOptions {
   bodyCache?: BodyCache;
 }
 
-/** Shared by every meta with no superseded versions or no files: most have neither. */
-const NO_IDS: readonly string[] = Object.freeze([]);
-
-/**
- * A version's meta, to keep: its record id made flat and its author shared, as in decodeMeta
- * (its ids are flat already: decodeVersion makes them with toHex).
- */
-function metaOf(v: Version, authors: Map<string, string>): VersionMeta {
-  return {
-    id: v.id,
-    record: flatString(v.record),
-    supersedes: v.supersedes.length === 0 ? NO_IDS : v.supersedes,
-    timestamp: v.timestamp,
-    author: sharedAuthor(authors, v.author),
-    files: v.files.length === 0 ? NO_IDS : v.files,
-    deleted: v.sealedBody === null,
-  };
+/** What a store holds, from its summary alone: for a store not open. */
+export interface StoreSummary {
+  fingerprint: string;
+  versions: number;
+  collections: string[];
 }
 
-function sharedAuthor(authors: Map<string, string>, did: string): string {
-  let author = authors.get(did);
-  if (author === undefined) authors.set(did, (author = flatString(did)));
-  return author;
-}
+const EMPTY_SET = new CollectionSet('');
 
-function encodeMeta(m: VersionMeta): Uint8Array {
-  return encodeCbor({
-    r: m.record,
-    p: m.supersedes.map(fromHex),
-    t: m.timestamp,
-    a: m.author,
-    f: m.files.map(fromHex),
-    d: m.deleted,
-  });
-}
-
-/**
- * Decodes an index entry. Its strings are made flat and its authors shared through `authors`
- * (a space has few): a host keeps one of these per version it holds (spec 05 §7.3).
- */
-function decodeMeta(id: string, bytes: Uint8Array, authors: Map<string, string>): VersionMeta {
-  const m = decodeStrict(bytes, { maxBytes: 16 * 1024, maxDepth: 2 }) as Record<string, unknown>;
-  const ids = (value: unknown) => {
-    if (!Array.isArray(value) || !value.every((x) => x instanceof Uint8Array && x.length === 32)) {
-      throw new MincaError('corrupt', 'bad id list');
-    }
-    return value.length === 0 ? NO_IDS : (value as Uint8Array[]).map(toHex);
-  };
-  if (
-    typeof m?.r !== 'string' ||
-    !Number.isSafeInteger(m.t) ||
-    (m.t as number) < 0 ||
-    typeof m.a !== 'string' ||
-    typeof m.d !== 'boolean'
-  ) {
-    throw new MincaError('corrupt', 'bad index entry');
+function fingerprintOf(parts: Iterable<{ count: number; sum: Uint8Array }>): string {
+  const all = new IdSum();
+  let count = 0;
+  for (const part of parts) {
+    all.add(part.sum); // adding a sum of ids adds them all, mod 2^256
+    count += part.count;
   }
-  return {
-    id,
-    record: flatString(m.r),
-    supersedes: ids(m.p),
-    timestamp: m.t as number,
-    author: sharedAuthor(authors, m.a),
-    files: ids(m.f),
-    deleted: m.d,
-  };
+  all.count = count;
+  return toHex(all.fingerprint());
 }
 
 export class Store {
   readonly #adapter: StorageAdapter;
-  readonly #bodies: BodyCache;
-  #collections = new Map<string, CollectionState>();
-  /** Values derived from one collection, dropped when it changes. */
-  #derived = new Map<string, unknown>();
-  /** Each collection's Negentropy set, built on first use, then kept as versions land. */
-  #sets = new Map<string, NegentropySet>();
-  /** The sum of every version id held, for the fingerprint. */
-  #sum = new IdSum();
+  readonly #bodies: VersionBodies;
+  #sets = new Map<string, CollectionSet>();
+  /** Index entries under `v/` (damaged ones too) and the damaged ones, as the summary says. */
+  #keys = 0;
+  #damaged: string[] = [];
   /** Each author's DID, once: shared by every meta kept. */
   readonly #authors = new Map<string, string>();
-  /** Entries read or written: `null` means known absent. */
-  #entries = new Map<string, Uint8Array | null>();
-  /** Index entries that did not decode when the store was read, by key. */
-  #problems: string[] = [];
+  readonly #records = new RecordCache();
+  /** Values derived from one collection, dropped when it changes. */
+  readonly #derived = new Map<string, unknown>();
+  /** Entries read or written, the oldest first: `null` means known absent. */
+  readonly #entries = new Map<string, Uint8Array | null>();
   #writes: Promise<unknown> = Promise.resolve();
   /** Bumped by every write and invalidation, so a read can tell one landed under it. */
   #generation = 0;
@@ -133,50 +97,64 @@ export class Store {
 
   private constructor(adapter: StorageAdapter, options: StoreOptions) {
     this.#adapter = adapter;
-    this.#bodies = options.bodyCache ?? new LruBodyCache(DEFAULT_BODY_CACHE);
+    this.#bodies = new VersionBodies(
+      adapter,
+      options.bodyCache ?? new LruBodyCache(DEFAULT_BODY_CACHE),
+    );
   }
 
-  /** Opens a store over `adapter`, reading its version index. */
+  /** Opens a store over `adapter`: its sets from their pages, or from the whole index. */
   static async open(adapter: StorageAdapter, options: StoreOptions = {}): Promise<Store> {
     const store = new Store(adapter, options);
     await store.#load();
     return store;
   }
 
-  async #load(): Promise<void> {
-    const collections = new Map<string, CollectionState>();
-    const problems: string[] = [];
-    const authors = this.#authors;
-    for (const [key, value] of await readEntries(this.#adapter, VERSION_INDEX_PREFIX)) {
-      const rest = key.slice(VERSION_INDEX_PREFIX.length);
-      const slash = rest.lastIndexOf('/');
-      const collection = rest.slice(0, slash);
-      const id = rest.slice(slash + 1);
-      try {
-        if (!isCollectionName(collection) || !VERSION_HEX.test(id)) throw new Error('bad key');
-        let state = collections.get(collection);
-        if (!state) collections.set(collection, (state = new CollectionState()));
-        // The id is a slice of the key, which it would keep alive: kept flat instead.
-        state.add(decodeMeta(flatString(id), value, authors));
-      } catch {
-        // A damaged entry is left as it is and reported; the rest of the store still opens.
-        problems.push(key);
+  /** What the store over `adapter` holds, by its summary alone; `undefined` without one. */
+  static async summary(adapter: StorageAdapter): Promise<StoreSummary | undefined> {
+    const bytes = await adapter.get(SUMMARY_KEY);
+    const summary = bytes && decodeSummary(bytes);
+    if (!summary) return undefined;
+    const parts = [...summary.collections.values()];
+    return {
+      fingerprint: fingerprintOf(parts),
+      versions: parts.reduce((n, c) => n + c.count, 0),
+      collections: [...summary.collections.keys()].sort(),
+    };
+  }
+
+  /** Reads the sets from their pages, or (`whole`, or when they don't check out) the index. */
+  async #load(whole = false): Promise<void> {
+    const stored = await this.#adapter.get(SUMMARY_KEY);
+    const read = whole ? undefined : await readStoredSets(this.#adapter, stored);
+    let summary: Summary;
+    this.#records.clear();
+    if (read) {
+      this.#sets = read.sets;
+      summary = read.summary;
+    } else {
+      const rebuilt = await rebuildIndex(this.#adapter, this.#authors, stored);
+      if (rebuilt.writes.length > 0) {
+        await writeCommit(this.#adapter, {
+          versions: [],
+          entries: rebuilt.writes,
+          deleteVersions: [],
+        });
       }
+      this.#sets = rebuilt.sets;
+      summary = rebuilt.summary;
+      // What was read whole is kept as far as the cache goes: the first reads need no second pass.
+      for (const [name, state] of rebuilt.collections) this.#records.keepCollection(name, state);
     }
-    const sum = new IdSum();
-    for (const state of collections.values())
-      for (const id of state.versions.keys()) sum.add(fromHex(id));
-    this.#collections = collections;
-    this.#problems = problems;
-    this.#sum = sum;
+    this.#keys = summary.keys;
+    this.#damaged = summary.damaged;
     this.#derived.clear();
-    this.#sets.clear();
     this.#entries.clear();
   }
 
   /** Index entries that could not be read, by key. */
   get problems(): readonly string[] {
-    return this.#problems;
+    return this.#damaged;
   }
 
   #check(): void {
@@ -185,91 +163,152 @@ export class Store {
 
   /** The collections that hold versions, sorted. */
   collectionNames(): string[] {
-    return [...this.#collections.keys()].sort();
+    return [...this.#sets.keys()].filter((name) => this.#sets.get(name)!.count > 0).sort();
   }
 
-  collection(name: string): CollectionState | undefined {
-    return this.#collections.get(name);
+  /** How many versions `collection` holds. */
+  count(collection: string): number {
+    return this.#sets.get(collection)?.count ?? 0;
   }
 
-  /** Whether the store holds version `id` (of any collection). */
+  /** Whether the store holds version `id` of `collection`. */
   hasVersion(collection: string, id: string): boolean {
-    return this.#collections.get(collection)?.versions.has(id) ?? false;
+    return this.#sets.get(collection)?.hasId(id) ?? false;
   }
 
   /** How many versions the store holds. */
   versionCount(): number {
     let n = 0;
-    for (const c of this.#collections.values()) n += c.versions.size;
+    for (const set of this.#sets.values()) n += set.count;
     return n;
   }
 
-  /** The bodies of `ids`, decoded, in order; `undefined` where missing. Trusts what it stored. */
-  async getVersions(ids: readonly string[]): Promise<Array<Version | undefined>> {
+  /** The latest timestamp of any version held, up to `atMost`; 0 when none. */
+  latestTimestamp(atMost?: number): number {
+    let latest = 0;
+    for (const set of this.#sets.values()) latest = Math.max(latest, set.latest(atMost));
+    return latest;
+  }
+
+  /** The versions of `collection` as (timestamp, id), in the set's order. */
+  items(collection: string): Iterable<[number, string]> {
+    return this.#sets.get(collection)?.items() ?? [];
+  }
+
+  /** An index entry read back; `undefined` (and reported) when it does not decode. */
+  #decode(key: string, value: Uint8Array): VersionMeta | undefined {
+    try {
+      return decodeMeta(key.slice(key.lastIndexOf('/') + 1), value, this.#authors);
+    } catch {
+      if (!this.#damaged.includes(key)) this.#damaged = [...this.#damaged, key];
+      return undefined;
+    }
+  }
+
+  /** Record `id` of `collection`: its versions, heads and winner; `undefined` when none is held. */
+  async record(collection: string, id: string): Promise<RecordState | undefined> {
     this.#check();
-    const out: Array<Version | undefined> = ids.map(() => undefined);
-    const missing: number[] = [];
-    ids.forEach((id, i) => {
-      const bytes = this.#bodies.get(id);
-      if (bytes) out[i] = decodeVersion(bytes, { trusted: true });
-      else missing.push(i);
-    });
-    if (missing.length > 0) {
-      const read = await readVersions(
-        this.#adapter,
-        missing.map((i) => ids[i]!),
-      );
-      read.forEach((bytes, j) => {
-        if (!bytes) return;
-        const i = missing[j]!;
-        const version = decodeVersion(bytes, { trusted: true });
-        if (version.id !== ids[i])
-          throw new MincaError('corrupt', `version ${ids[i]} does not hash to its id`);
-        this.#bodies.set(version.id, bytes);
-        out[i] = version;
-      });
+    if (!this.#sets.has(collection) || typeof id !== 'string' || !RECORD_ID.test(id))
+      return undefined;
+    const kept = this.#records.record(collection, id);
+    if (kept || this.#records.hasWhole(collection)) return kept;
+    // A small collection is read whole once, and answers every record from then on.
+    if (this.count(collection) <= WHOLE_READ_VERSIONS)
+      return (await this.records(collection)).records.get(id);
+    const generation = this.#generation;
+    const metas: VersionMeta[] = [];
+    for (const [key, value] of await readEntries(
+      this.#adapter,
+      recordIndexPrefix(collection, id),
+    )) {
+      const meta = this.#decode(key, value);
+      if (meta?.record === id) metas.push(meta);
+    }
+    const state = recordOf(metas);
+    if (state && generation === this.#generation) this.#records.keepRecord(collection, id, state);
+    return state;
+  }
+
+  /** Every record of `collection`, read from the index when not kept. Not to be changed. */
+  async records(collection: string): Promise<CollectionState> {
+    this.#check();
+    const kept = this.#records.collection(collection);
+    if (kept) return kept;
+    const state = new CollectionState();
+    if (!this.#sets.has(collection)) return state;
+    const generation = this.#generation;
+    for (const [key, value] of await readEntries(
+      this.#adapter,
+      collectionIndexPrefix(collection),
+    )) {
+      const meta = this.#decode(key, value);
+      const record = key.split('/')[2];
+      if (meta && meta.record === record) state.add(meta);
+    }
+    if (generation === this.#generation) this.#records.keepCollection(collection, state);
+    return state;
+  }
+
+  /** Every version of `collection`, read from the index when not kept. */
+  async metas(collection: string): Promise<VersionMeta[]> {
+    return [...(await this.records(collection)).versions.values()];
+  }
+
+  /**
+   * The records with a version naming files that may still be a head (`x/`, spec 05 §5.2): the
+   * only records whose files a space keeps, found in one read of those entries.
+   */
+  async fileRecords(): Promise<Array<{ collection: string; record: string }>> {
+    this.#check();
+    const out: Array<{ collection: string; record: string }> = [];
+    let last = '';
+    for (const key of await this.#adapter.list(FILE_INDEX_PREFIX)) {
+      const [, collection, record] = key.split('/');
+      if (!collection || !record || `${collection}/${record}` === last) continue;
+      last = `${collection}/${record}`;
+      out.push({ collection, record });
     }
     return out;
+  }
+
+  /** The bodies of `ids`, decoded, in order; `undefined` where missing. Trusts what it stored. */
+  getVersions(ids: readonly string[]): Promise<Array<Version | undefined>> {
+    this.#check();
+    return this.#bodies.versions(ids);
   }
 
   /**
    * The encoded bytes of `ids`, in order, `undefined` where missing, without decoding them: for
    * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their id.
    */
-  async getVersionBytes(ids: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+  getVersionBytes(ids: readonly string[]): Promise<Array<Uint8Array | undefined>> {
     this.#check();
-    const out: Array<Uint8Array | undefined> = ids.map((id) => this.#bodies.get(id));
-    const missing = ids.flatMap((_, i) => (out[i] ? [] : [i]));
-    if (missing.length === 0) return out;
-    const read = await readVersions(
-      this.#adapter,
-      missing.map((i) => ids[i]!),
-    );
-    read.forEach((bytes, j) => {
-      if (!bytes) return;
-      const id = ids[missing[j]!]!;
-      if (toHex(hashId(bytes)) !== id)
-        throw new MincaError('corrupt', `version ${id} does not hash to its id`);
-      this.#bodies.set(id, bytes);
-      out[missing[j]!] = bytes;
-    });
-    return out;
+    return this.#bodies.bytes(ids);
   }
 
   async getVersion(id: string): Promise<Version | undefined> {
     return (await this.getVersions([id]))[0];
   }
 
+  #keep(key: string, value: Uint8Array | null): void {
+    this.#entries.delete(key);
+    if (value && value.length > MAX_KEPT_ENTRY_BYTES) return;
+    this.#entries.set(key, value);
+    if (this.#entries.size > KEPT_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
   /** The entry under `key` (not a version index entry), `undefined` when absent. */
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#check();
     const known = this.#entries.get(key);
-    if (known !== undefined) return known ?? undefined;
+    if (known !== undefined) {
+      this.#keep(key, known);
+      return known ?? undefined;
+    }
     const generation = this.#generation;
     const value = await this.#adapter.get(key);
-    // Keep it only if no write landed while it was being read, and it is small (not a chunk).
-    if (generation === this.#generation && !(value && value.length > MAX_KEPT_ENTRY_BYTES))
-      this.#entries.set(key, value ?? null);
+    // Kept only if no write landed while it was being read.
+    if (generation === this.#generation) this.#keep(key, value ?? null);
     return value;
   }
 
@@ -294,17 +333,18 @@ export class Store {
     this.#check();
     const fresh = new Map<string, Version>();
     for (const v of change.versions ?? []) {
-      if (!this.hasVersion(v.collection, v.id)) fresh.set(v.id, v);
+      if (!fresh.has(v.id) && !this.hasVersion(v.collection, v.id)) fresh.set(v.id, v);
     }
     const versions = [...fresh.values()];
     const metas = versions.map((v) => metaOf(v, this.#authors));
-    const entries: EntryWrite[] = [
-      ...versions.map((v, i) => ({
-        key: versionIndexKey(v.collection, v.id),
-        value: encodeMeta(metas[i]!),
-      })),
-      ...(change.entries ?? []),
-    ];
+    const { entries, plans, keys, damaged } = planVersions(
+      this.#sets,
+      { keys: this.#keys, damaged: this.#damaged },
+      versions,
+      metas,
+      fresh,
+    );
+    entries.push(...(change.entries ?? []));
     if (entries.length === 0) return [];
     this.#generation++;
     try {
@@ -322,20 +362,21 @@ export class Store {
     } finally {
       this.#generation++;
     }
-    for (const [i, v] of versions.entries()) {
-      let state = this.#collections.get(v.collection);
-      if (!state) this.#collections.set(v.collection, (state = new CollectionState()));
-      state.add(metas[i]!);
-      const id = fromHex(v.id);
-      this.#sum.add(id);
-      this.#sets.get(v.collection)?.insert(v.timestamp, id);
+    for (const plan of plans) {
+      // A collection this write starts is known whole: its records need no reading.
+      if (!this.#sets.has(plan.set.name))
+        this.#records.keepCollection(plan.set.name, new CollectionState());
+      plan.set.apply(plan);
+      this.#sets.set(plan.set.name, plan.set);
+      this.#derived.delete(plan.set.name);
+    }
+    this.#keys = keys;
+    this.#damaged = damaged;
+    versions.forEach((v, i) => {
+      this.#records.add(v.collection, metas[i]!);
       this.#bodies.set(v.id, v.bytes);
-      this.#derived.delete(v.collection);
-    }
-    for (const e of change.entries ?? []) {
-      if (e.value && e.value.length > MAX_KEPT_ENTRY_BYTES) this.#entries.delete(e.key);
-      else this.#entries.set(e.key, e.value ?? null);
-    }
+    });
+    for (const e of change.entries ?? []) this.#keep(e.key, e.value ?? null);
     return versions;
   }
 
@@ -343,36 +384,28 @@ export class Store {
    * A value derived from a collection's versions: built on first use, and again only after the
    * collection changed. (Sync's sets are kept, not rebuilt: {@link syncSet}.)
    */
-  derived<T>(collection: string, build: (versions: Iterable<VersionMeta>) => T): T {
+  async derived<T>(collection: string, build: (versions: Iterable<VersionMeta>) => T): Promise<T> {
     if (!this.#derived.has(collection)) {
-      this.#derived.set(
-        collection,
-        build(this.#collections.get(collection)?.versions.values() ?? []),
-      );
+      const generation = this.#generation;
+      const value = build((await this.records(collection)).versions.values());
+      if (generation !== this.#generation) return value;
+      this.#derived.set(collection, value);
     }
     return this.#derived.get(collection) as T;
   }
 
   /**
    * The collection's Negentropy set now (spec 05 §9.7): an item (timestamp, id) per version.
-   * Built on first use, then kept: a commit adds its versions, and the next call makes new
-   * blocks only where they landed. A snapshot never changes, so a session keeps the one it
-   * started with; {@link invalidate} builds the set again from what the store holds.
+   * Kept as versions land: a commit makes new blocks only where they landed. A snapshot never
+   * changes, so a session keeps the one it started with.
    */
   syncSet(collection: string): NegentropySnapshot {
-    let set = this.#sets.get(collection);
-    if (!set) {
-      set = new NegentropySet();
-      for (const meta of this.#collections.get(collection)?.versions.values() ?? [])
-        set.insertHex(meta.timestamp, meta.id);
-      this.#sets.set(collection, set);
-    }
-    return set.snapshot();
+    return (this.#sets.get(collection) ?? EMPTY_SET).snapshot();
   }
 
   /** The Negentropy fingerprint of every collection together, as hex. Equal data, equal print. */
   fingerprint(): string {
-    return toHex(this.#sum.fingerprint());
+    return fingerprintOf([...this.#sets.values()].map((s) => ({ count: s.count, sum: s.sum() })));
   }
 
   /** Reads everything again, after another writer changed the same store. */
@@ -380,7 +413,8 @@ export class Store {
     this.#check();
     await this.#writes;
     this.#generation++;
-    await this.#load();
+    // The pages may be behind what the other writer added: the index is read whole.
+    await this.#load(true);
   }
 
   async close(): Promise<void> {

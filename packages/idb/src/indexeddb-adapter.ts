@@ -114,6 +114,12 @@ export class IndexedDBAdapter implements StorageAdapter {
     return this.#run('list', (db) => db.getAllKeys('kv', range));
   }
 
+  async count(prefix: string): Promise<number> {
+    checkKey(prefix, 'prefix');
+    const range = prefixRange(this.#keyRange, prefix);
+    return this.#run('count', (db) => db.count('kv', range));
+  }
+
   async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
     checkKey(prefix, 'prefix');
     const range = prefixRange(this.#keyRange, prefix);

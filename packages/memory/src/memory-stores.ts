@@ -26,7 +26,24 @@ const PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
 interface StoreData {
   entries: Map<string, Uint8Array>;
+  /** The keys of `entries`, sorted, so a prefix is a range found by binary search. */
+  keys: string[];
   versions: Map<VersionKey, Uint8Array>;
+}
+
+/** Below this many new keys a batch splices each in; above, it appends them and sorts once. */
+const SPLICE_BELOW = 16;
+
+/** The index of the first key in `keys` at or above `key`. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** One open store over its path's data. Copies bytes in and out, so callers can't alias them. */
@@ -48,10 +65,16 @@ class MemoryAdapter implements StorageAdapter {
   }
 
   async list(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
-    for (const key of this.#open().entries.keys()) if (key.startsWith(prefix)) keys.push(key);
-    // The default sort compares UTF-16 code units, which is the contract's order.
-    return keys.sort();
+    const { keys } = this.#open();
+    // Strings compare by UTF-16 code units, which is the contract's order.
+    const from = lowerBound(keys, prefix);
+    let to = from;
+    while (to < keys.length && keys[to]!.startsWith(prefix)) to++;
+    return keys.slice(from, to);
+  }
+
+  async count(prefix: string): Promise<number> {
+    return (await this.list(prefix)).length;
   }
 
   async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
@@ -60,12 +83,38 @@ class MemoryAdapter implements StorageAdapter {
   }
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {
-    const { entries } = this.#open();
+    const data = this.#open();
+    const { entries } = data;
     assertWrites(writes);
     // Every write is checked before any lands, and nothing awaits in between: all or nothing.
+    const added: string[] = [];
+    const deleted: string[] = [];
     for (const { key, value } of writes) {
-      if (value === undefined) entries.delete(key);
-      else entries.set(key, value.slice());
+      if (value === undefined) {
+        if (entries.delete(key)) deleted.push(key);
+      } else {
+        if (!entries.has(key)) added.push(key);
+        entries.set(key, value.slice());
+      }
+    }
+    if (deleted.length >= SPLICE_BELOW) data.keys = data.keys.filter((key) => entries.has(key));
+    else
+      for (const key of deleted) {
+        const at = lowerBound(data.keys, key);
+        if (data.keys[at] === key && !entries.has(key)) data.keys.splice(at, 1);
+      }
+    const fresh = added.filter((key) => entries.has(key));
+    if (fresh.length < SPLICE_BELOW) {
+      for (const key of fresh) {
+        const at = lowerBound(data.keys, key);
+        if (data.keys[at] !== key) data.keys.splice(at, 0, key);
+      }
+    } else {
+      // Two sorted runs: the sort merges them.
+      data.keys.push(...fresh);
+      data.keys.sort();
+      // A key deleted and put again in this batch was kept and added: drop the second.
+      data.keys = data.keys.filter((key, i, all) => i === 0 || all[i - 1] !== key);
     }
   }
 
@@ -120,7 +169,7 @@ export function memoryStores(options: MemoryStoresOptions = {}): StoreFactory {
         );
       }
       let data = stores.get(path);
-      if (!data) stores.set(path, (data = { entries: new Map(), versions: new Map() }));
+      if (!data) stores.set(path, (data = { entries: new Map(), keys: [], versions: new Map() }));
       return new MemoryAdapter(data);
     },
     async close(): Promise<void> {

@@ -33,6 +33,11 @@ export const SQL = {
     ON CONFLICT (store, key) DO UPDATE SET value = excluded.value`,
   deleteEntry: 'DELETE FROM minca_entries WHERE store = ? AND key = ?',
   keys: rangeSql('key'),
+  count: {
+    all: 'SELECT count(*) AS n FROM minca_entries WHERE store = ?',
+    from: 'SELECT count(*) AS n FROM minca_entries WHERE store = ? AND key >= ?',
+    between: 'SELECT count(*) AS n FROM minca_entries WHERE store = ? AND key >= ? AND key < ?',
+  },
   entries: rangeSql('key, value'),
   getVersion: 'SELECT body FROM minca_versions WHERE store = ? AND id = ?',
   putVersion: `INSERT INTO minca_versions (store, id, body) VALUES (?, ?, ?)
@@ -80,6 +85,7 @@ export class Queries {
   readonly #putEntry: SqliteStatement;
   readonly #deleteEntry: SqliteStatement;
   readonly #keys: RangeStatements;
+  readonly #count: RangeStatements;
   readonly #entries: RangeStatements;
   readonly #getVersion: SqliteStatement;
   readonly #putVersion: SqliteStatement;
@@ -96,6 +102,7 @@ export class Queries {
     this.#putEntry = db.prepare(SQL.putEntry);
     this.#deleteEntry = db.prepare(SQL.deleteEntry);
     this.#keys = rangeStatements(db, SQL.keys);
+    this.#count = rangeStatements(db, SQL.count);
     this.#entries = rangeStatements(db, SQL.entries);
     this.#getVersion = db.prepare(SQL.getVersion);
     this.#putVersion = db.prepare(SQL.putVersion);
@@ -155,6 +162,11 @@ export class Queries {
   /** Keys in `range`, in SQLite's (code point) order. */
   keys(store: number, range: KeyRange): string[] {
     return rangeRows(this.#keys, store, range).map(readKey);
+  }
+
+  /** How many keys are in `range`. */
+  count(store: number, range: KeyRange): number {
+    return readCount(rangeRows(this.#count, store, range)[0]?.n, 'a count of keys');
   }
 
   /** Entries in `range`, in SQLite's (code point) order. */

@@ -60,6 +60,13 @@ export class SqliteAdapter implements StorageAdapter {
     return sortKeys(within(range, keys, (key) => key));
   }
 
+  async count(prefix: string): Promise<number> {
+    const range = prefixRange(prefix);
+    // A range wider than the prefix (it ends in half a surrogate pair) is filtered by listing.
+    if (range.startsWith !== undefined) return (await this.list(prefix)).length;
+    return this.#run('count', (q, store) => q.count(store, range));
+  }
+
   async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
     const range = prefixRange(prefix);
     const entries = this.#run('entries', (q, store) => q.entries(store, range));

@@ -91,8 +91,10 @@ export class KeepPolicy {
     if (this.#named) return this.#named;
     const store = this.space.store;
     const named = new Set<string>();
-    for (const name of store.collectionNames()) {
-      for (const record of store.collection(name)!.records.values()) {
+    // Only records with a version naming files may name any (the store's `x/` entries).
+    for (const { collection, record: id } of await store.fileRecords()) {
+      const record = await store.record(collection, id);
+      if (record) {
         const winner = record.winner();
         if (!winner || winner.deleted || !(await this.space.mayWrite(winner.author))) continue;
         for (const meta of record.heads) {

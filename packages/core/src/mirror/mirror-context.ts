@@ -111,8 +111,7 @@ export class MirrorContext {
     const rest: Array<[number, string]> = [];
     for (const name of store.collectionNames()) {
       const into = isSystemCollection(name) ? system : rest;
-      for (const meta of store.collection(name)!.versions.values())
-        if (filter(meta.id)) into.push([meta.timestamp, meta.id]);
+      for (const item of store.items(name)) if (filter(item[1])) into.push(item);
     }
     const byTime = (a: [number, string], b: [number, string]) =>
       a[0] - b[0] || (a[1] < b[1] ? -1 : 1);

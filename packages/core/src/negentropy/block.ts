@@ -43,6 +43,11 @@ function blockOf(
   };
 }
 
+/** A block over whole arrays of sorted, distinct items (a stored page, read back). */
+export function blockOfItems(ids: Uint8Array, hi: Uint32Array, lo: Uint32Array): Block {
+  return blockOf(ids, hi, lo, 0, hi.length);
+}
+
 /** The limb offset of a block's total in its `sums`. */
 export function totalAt(block: Block): number {
   return 8 * Math.ceil(block.n / CHUNK);

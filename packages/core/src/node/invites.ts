@@ -53,9 +53,7 @@ export class Invites {
   /** A ticket for `did` to join space `id`: its id, key and owner, and the owner's grant of `did`. */
   async share(id: string, did: string): Promise<SpaceTicket> {
     const space = await this.spaces.member(id);
-    const grant = space.store
-      .collection(MEMBER_COLLECTION)
-      ?.records.get(did.replace(/^did:key:/, ''));
+    const grant = await space.store.record(MEMBER_COLLECTION, did.replace(/^did:key:/, ''));
     const ids = [
       ...(grant?.versions.map((m) => m.id) ?? []),
       ...(await ownerWriters(space)),
@@ -212,7 +210,7 @@ const olderKeys = (space: OpenSpace) =>
 /** Ids of the owner's `sys.holder` versions (at most 16): a joiner may meet only a host. */
 async function ownersHolders(space: OpenSpace): Promise<string[]> {
   const membership = await space.membership();
-  return [...(space.store.collection(HOLDER_COLLECTION)?.records.values() ?? [])]
+  return [...(await space.store.records(HOLDER_COLLECTION)).records.values()]
     .flatMap((record) => record.versions)
     .filter((m) => membership.accountAt(m.author, m.timestamp) === space.owner)
     .map((m) => m.id)
@@ -222,10 +220,12 @@ async function ownersHolders(space: OpenSpace): Promise<string[]> {
 /** Ids of the `sys.writer` records of the owner's writers. */
 async function ownerWriters(space: OpenSpace): Promise<string[]> {
   const membership = await space.membership();
-  const records = space.store.collection(WRITER_COLLECTION)?.records;
-  return membership
-    .writersOf(space.owner)
-    .flatMap((w) => records?.get(didRecordId(w))?.winner()?.id ?? []);
+  const out: string[] = [];
+  for (const w of membership.writersOf(space.owner)) {
+    const winner = (await space.store.record(WRITER_COLLECTION, didRecordId(w)))?.winner();
+    if (winner) out.push(winner.id);
+  }
+  return out;
 }
 
 /** The writers of `owner` that `versions` (`sys.writer` records from a code) show, by DID. */

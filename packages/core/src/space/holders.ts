@@ -25,7 +25,7 @@ export async function readHolders(
   byOwner: (meta: VersionMeta) => boolean,
 ): Promise<Map<string, HolderKind>> {
   const holders = new Map<string, HolderKind>();
-  for (const [id, record] of view.store.collection(HOLDER_COLLECTION)?.records ?? []) {
+  for (const [id, record] of (await view.store.records(HOLDER_COLLECTION)).records) {
     const winner = record.winner();
     if (!winner || winner.deleted || !byOwner(winner)) continue;
     const version = await view.store.getVersion(winner.id);

@@ -172,10 +172,7 @@ export async function rewrapKeys(space: OpenSpace): Promise<void> {
 export async function rotateAfterRevocations(space: OpenSpace, now: number) {
   const membership = await space.membership();
   const members = membership.members();
-  const owners = (space.store.collection(KEY_COLLECTION)?.versions.values() ?? []) as Iterable<{
-    author: string;
-    timestamp: number;
-  }>;
+  const owners = await space.store.metas(KEY_COLLECTION);
   let changed = 0;
   for (const meta of owners)
     if (membership.accountAt(meta.author, meta.timestamp) === space.owner)

@@ -74,7 +74,7 @@ const byTime = (a: VersionMeta, b: VersionMeta) =>
 
 /** Every version of `collection`, with its body opened; those that won't open are left out. */
 async function opened(view: MemberView, collection: string) {
-  const metas = [...(view.store.collection(collection)?.versions.values() ?? [])].sort(byTime);
+  const metas = (await view.store.metas(collection)).sort(byTime);
   const versions = await view.store.getVersions(metas.map((m) => m.id));
   const out: Array<{ meta: VersionMeta; version: Version; body: BodyValue | null }> = [];
   metas.forEach((meta, i) => {

@@ -58,9 +58,7 @@ export class OpenSpace implements SpaceView, MemberView {
     readonly identity: WriterIdentity,
   ) {
     this.#entry = entry;
-    for (const name of store.collectionNames()) {
-      for (const meta of store.collection(name)!.versions.values()) clock.observe(meta.timestamp);
-    }
+    clock.observe(store.latestTimestamp(clock.horizon()));
   }
 
   /** What the registry keeps of this space: id, keys, owner. */
@@ -223,7 +221,7 @@ export class OpenSpace implements SpaceView, MemberView {
     // won meanwhile (one taken in from a peer), when the record is read.
     const out: MincaRecord[] = [];
     for (const { version, plain } of sealed) {
-      const record = this.store.collection(collection)?.records.get(version.record);
+      const record = await this.store.record(collection, version.record);
       const winner = record?.winner();
       if (record && winner?.id === version.id && plain !== null)
         out.push(recordOf(collection, version.record, record, winner, decodeBody(plain)));
@@ -240,7 +238,7 @@ export class OpenSpace implements SpaceView, MemberView {
   /** Writes a tombstone over the record's heads. False when there was nothing to delete. */
   async delete(collection: string, id: string): Promise<boolean> {
     assertCollectionName(collection);
-    const record = this.store.collection(collection)?.records.get(id);
+    const record = await this.store.record(collection, id);
     // Already one tombstone and nothing beside it: there is nothing left to delete.
     if (!record || (record.heads.length === 1 && record.winner()!.deleted)) return false;
     const stood = (await getRecord(this, collection, id)) !== undefined;
@@ -289,7 +287,7 @@ export class OpenSpace implements SpaceView, MemberView {
   async #publishWriter(): Promise<void> {
     const { chain } = this.identity;
     if (chain.length === 0) return;
-    const current = this.store.collection(WRITER_COLLECTION)?.records.get(didRecordId(this.writer));
+    const current = await this.store.record(WRITER_COLLECTION, didRecordId(this.writer));
     const winner = current?.winner();
     if (winner && winner.id === this.#published) return;
     if (winner && (await holdsChain(this, winner, chain))) {
@@ -397,22 +395,14 @@ export class OpenSpace implements SpaceView, MemberView {
    */
   async reload(): Promise<void> {
     const before = this.store.fingerprint();
-    const counts = new Map(
-      this.store.collectionNames().map((n) => [n, this.store.collection(n)!.versions.size]),
-    );
+    const counts = new Map(this.store.collectionNames().map((n) => [n, this.store.count(n)]));
     await this.store.invalidate();
     if (this.store.fingerprint() === before) return;
     this.#membership = undefined;
     this.#holders = undefined;
     const names = this.store.collectionNames();
-    for (const name of names) {
-      for (const meta of this.store.collection(name)!.versions.values()) {
-        this.clock.observe(meta.timestamp);
-      }
-    }
-    let collections = names.filter(
-      (n) => counts.get(n) !== this.store.collection(n)!.versions.size,
-    );
+    this.clock.observe(this.store.latestTimestamp(this.clock.horizon()));
+    let collections = names.filter((n) => counts.get(n) !== this.store.count(n));
     if (collections.length === 0) collections = names;
     const change = { space: this.id, collections };
     for (const listener of this.#listeners) void Promise.resolve(change).then(listener);

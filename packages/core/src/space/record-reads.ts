@@ -50,7 +50,7 @@ export async function getRecord(
   id: string,
 ): Promise<MincaRecord | undefined> {
   assertCollectionName(collection);
-  const record = space.store.collection(collection)?.records.get(id);
+  const record = await space.store.record(collection, id);
   return record ? (await readRecords(space, collection, [[id, record]]))[0] : undefined;
 }
 
@@ -63,7 +63,7 @@ export async function listRecords(
   assertCollectionName(collection);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
-  const records = [...(space.store.collection(collection)?.records ?? [])];
+  const records = [...(await space.store.records(collection)).records];
   const order = options.order ?? 'id';
   if (order === 'id') records.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   else {

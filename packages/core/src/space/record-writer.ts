@@ -47,7 +47,17 @@ export async function sealWrites(
   options: SignOptions,
   key: Uint8Array,
 ): Promise<SealedVersion[]> {
-  const records = context.store.collection(collection)?.records;
+  // Each record's heads, read once (a store reads a record's index entries as needed).
+  const heads = new Map<string, string[]>();
+  await Promise.all(
+    [...new Set(writes.map((w) => w.id))].map(async (id) => {
+      const record = await context.store.record(collection, id);
+      heads.set(
+        id,
+        (record?.heads ?? []).map((m) => m.id),
+      );
+    }),
+  );
   const out: SealedVersion[] = new Array(writes.length);
   const made = new Map<string, string>();
   let pending = writes.map((write, at) => ({ ...write, at }));
@@ -67,9 +77,7 @@ export async function sealWrites(
         space: context.space,
         collection,
         record: id,
-        supersedes: made.has(id)
-          ? [made.get(id)!]
-          : (records?.get(id)?.heads ?? []).map((m) => m.id),
+        supersedes: made.has(id) ? [made.get(id)!] : (heads.get(id) ?? []),
         timestamp: context.clock.tick(),
         files: body === null ? [] : fileIdsIn(body),
         body,

@@ -127,7 +127,7 @@ export async function readKeyRing(
   me: SigningKey,
 ): Promise<KeyRing> {
   const epochs = new Map<number, Uint8Array[]>([[0, [view.keys[0]!]]]);
-  const records = view.store.collection(KEY_COLLECTION)?.records;
+  const records = (await view.store.records(KEY_COLLECTION)).records;
   const byOwner = (m: VersionMeta) =>
     !m.deleted && membership.accountAt(m.author, m.timestamp) === view.owner;
   let highest = 0;
@@ -198,8 +198,8 @@ export async function wrappedFor(
   epoch: number,
 ): Promise<Set<string>> {
   const out = new Set<string>();
-  for (const meta of view.store.collection(KEY_COLLECTION)?.records.get(keyRecordId(epoch))
-    ?.versions ?? []) {
+  const record = await view.store.record(KEY_COLLECTION, keyRecordId(epoch));
+  for (const meta of record?.versions ?? []) {
     if (membership.accountAt(meta.author, meta.timestamp) !== view.owner || meta.deleted) continue;
     const version = await view.store.getVersion(meta.id);
     if (!version) continue;

@@ -129,7 +129,7 @@ export class Reconciliation {
     const system = all.filter(isSystemCollection).sort();
     if (all.includes(PROFILE_COLLECTION)) system.push(PROFILE_COLLECTION);
     const rest = all.filter((c) => !isSystemCollection(c) && c !== PROFILE_COLLECTION);
-    const held = (c: string) => store.collection(c)?.versions.size ?? 0;
+    const held = (c: string) => store.count(c);
     if (store.versionCount() === 0) {
       rest.sort((a, b) => theirs.indexOf(a) - theirs.indexOf(b));
     } else {

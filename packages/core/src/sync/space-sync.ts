@@ -103,9 +103,7 @@ export class SpaceSync implements Reconciled {
    */
   hello(): void {
     const store = this.space.store;
-    const counts = store
-      .collectionNames()
-      .map((c) => [c, store.collection(c)!.versions.size] as [string, number]);
+    const counts = store.collectionNames().map((c) => [c, store.count(c)] as [string, number]);
     const synced =
       this.channel.starter &&
       this.#reconciliation.reconciled &&
@@ -219,7 +217,7 @@ export class SpaceSync implements Reconciled {
   async #keysAhead(versions: Version[]): Promise<Version[]> {
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     if (versions.every((v) => isSystemCollection(v.collection))) return versions;
-    const held = this.space.store.collection(KEY_COLLECTION)?.versions.keys() ?? [];
+    const held = [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
     const unshown = [...held].filter((id) => !this.#keysShown.has(id));
     if (unshown.length === 0) return versions;
     for (const id of unshown) this.#keysShown.add(id);
@@ -233,7 +231,7 @@ export class SpaceSync implements Reconciled {
   }
 
   systemPass(): void {
-    this.#keysAtPass ??= [...(this.space.store.collection(KEY_COLLECTION)?.versions.keys() ?? [])];
+    this.#keysAtPass ??= [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
   }
 
   /** `sys.*` is level with the peer's in this session: it holds the key records held at its start. */

@@ -30,6 +30,17 @@ export async function entriesMatchesRequired(h: AdapterHarness): Promise<void> {
   }
 }
 
+export async function countMatchesRequired(h: AdapterHarness): Promise<void> {
+  const a = await h.open();
+  if (!a.count) return;
+  await a.batch(KEYS.map((key) => ({ key, value: valueFor(key) })));
+  await a.batch([{ key: 'b', value: undefined }]);
+  for (const prefix of ['', 'a', 'a/', 'b', 'foo', 'fo', 'x', '😀', 'a\uffff']) {
+    const slow = (await requiredOnly(a).list(prefix)).length;
+    assertIs(await a.count(prefix), slow, `count(${JSON.stringify(prefix)})`);
+  }
+}
+
 export async function getVersionsMatchesRequired(h: AdapterHarness): Promise<void> {
   const a = await h.open();
   if (!a.getVersions) return;

@@ -34,6 +34,7 @@ export const STORAGE_ADAPTER_CHECKS: ReadonlyArray<readonly [string, AdapterChec
   ['10,000 versions (large)', scale.manyVersions],
   ['concurrent writes all land', scale.concurrentWrites],
   ['entries answers as list and get do', optional.entriesMatchesRequired],
+  ['count answers as list does', optional.countMatchesRequired],
   ['getVersions answers as getVersion does', optional.getVersionsMatchesRequired],
   ['commit writes as the fallback does', optional.commitMatchesRequired],
   ['without commit, versions land before entries before deletes', optional.writeOrderWithoutCommit],
