@@ -4,7 +4,6 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { decodeStrict, encodeCbor } from '../src/encoding.js';
-import { isMincaError } from '../src/errors.js';
 import { hashId, randomId } from '../src/ids.js';
 import { verifyDetached } from '../src/intake.js';
 import { checkPlatformCrypto, SigningKey } from '../src/keys.js';
@@ -15,32 +14,15 @@ import {
   createVersions,
   decodeVersion,
   openBody,
-  type VersionDraft,
   verifyVersion,
 } from '../src/version.js';
+import { drafts, errorCode } from './version-fixture.js';
 
 const key = SigningKey.generate();
 const spaceKey = randomKey();
 const space = randomId();
-const draft = (over: Partial<VersionDraft> = {}): VersionDraft => ({
-  space,
-  collection: 'app.post',
-  record: randomId(),
-  supersedes: [],
-  timestamp: 1_780_000_000_000,
-  files: [],
-  body: { text: 'hello' },
-  ...over,
-});
-
-const code = async (fn: () => unknown) => {
-  try {
-    await fn();
-  } catch (error) {
-    return isMincaError(error) ? error.code : String(error);
-  }
-  return 'no error';
-};
+const draft = drafts({ space, timestamp: 1_780_000_000_000 });
+const code = errorCode;
 
 describe('the version envelope (format 2)', () => {
   it('is the CBOR array of spec 05 §3.1, its clear fields in their binary forms', async () => {

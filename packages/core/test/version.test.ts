@@ -1,43 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { decodeStrict, encodeCbor } from '../src/encoding.js';
-import { isMincaError } from '../src/errors.js';
-import { hashId, randomId } from '../src/ids.js';
+import { hashId } from '../src/ids.js';
 import { verifyDetached } from '../src/intake.js';
 import { SigningKey } from '../src/keys.js';
 import { randomKey } from '../src/seal.js';
-import {
-  createVersion,
-  decodeVersion,
-  MAX_FILES,
-  openBody,
-  type VersionDraft,
-} from '../src/version.js';
+import { createVersion, decodeVersion, MAX_FILES, openBody } from '../src/version.js';
+import { drafts, errorCode } from './version-fixture.js';
 
 /** Decodes a version from outside and checks its signature, as the intake does. */
 const decodeVerifiedVersion = async (bytes: Uint8Array) => (await verifyDetached([bytes]))[0]!;
 
 const key = SigningKey.generate();
 const spaceKey = randomKey();
-const draft = (over: Partial<VersionDraft> = {}): VersionDraft => ({
-  space: randomId(),
-  collection: 'app.post',
-  record: 'r1',
-  supersedes: [],
-  timestamp: 1_700_000_000_000,
-  files: [],
-  body: { text: 'hello' },
-  ...over,
-});
-
-const code = async (fn: () => unknown) => {
-  try {
-    await fn();
-  } catch (error) {
-    return isMincaError(error) ? error.code : String(error);
-  }
-  return 'no error';
-};
+const draft = drafts({ record: 'r1' });
+const code = errorCode;
 
 describe('versions', () => {
   it('is content-addressed, signed and sealed', async () => {

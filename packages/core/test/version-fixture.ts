@@ -1,0 +1,29 @@
+/** What the version tests share: drafts to sign, and the code a call fails with. */
+import { isMincaError } from '../src/errors.js';
+import { randomId } from '../src/ids.js';
+import type { VersionDraft } from '../src/version.js';
+
+/** A maker of drafts: a small post, with `base` over the defaults and each call's `over` last. */
+export const drafts =
+  (base: Partial<VersionDraft> = {}) =>
+  (over: Partial<VersionDraft> = {}): VersionDraft => ({
+    space: randomId(),
+    collection: 'app.post',
+    record: randomId(),
+    supersedes: [],
+    timestamp: 1_700_000_000_000,
+    files: [],
+    body: { text: 'hello' },
+    ...base,
+    ...over,
+  });
+
+/** The `MincaError` code `fn` fails with, the error's text for another error, or `no error`. */
+export const errorCode = async (fn: () => unknown) => {
+  try {
+    await fn();
+  } catch (error) {
+    return isMincaError(error) ? error.code : String(error);
+  }
+  return 'no error';
+};
