@@ -48,17 +48,9 @@ beforeAll(async () => {
   const npmrc = join(work, 'npmrc');
   writeFileSync(
     npmrc,
-    [
-      `@minca:registry=${registry.url}`,
-      'fund=false',
-      'audit=false',
-      'update-notifier=false',
-      // A request the registry's proxy leaves hanging is given up after a minute and made
-      // again, rather than after npm's five (twice over, which outlasted the test's bound).
-      'fetch-timeout=60000',
-      'fetch-retries=5',
-      'fetch-retry-maxtimeout=10000',
-    ].join('\n'),
+    [`@minca:registry=${registry.url}`, 'fund=false', 'audit=false', 'update-notifier=false'].join(
+      '\n',
+    ),
   );
   env = cleanEnv({
     npm_config_userconfig: npmrc,
