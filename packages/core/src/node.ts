@@ -144,7 +144,7 @@ export class MincaNode {
         // A member whose acceptance came after a key change gets the key, from the owner; a
         // revoked device or writer of a member can't read what follows.
         await rewrapKeys(space);
-        const rotated = await rotateAfterRevocations(space, clock.tick());
+        const rotated = await rotateAfterRevocations(space);
         if (rotated) await registry.putSpace(rotated);
       }
       for (const [subject, { statement }] of (await space.membership()).revocations())
@@ -216,6 +216,7 @@ export class MincaNode {
       invites: new Invites(registry, open, sharing, clock),
       holding,
       reuses,
+      learnFromSystem,
     });
     this.records = recordsApi(open, files);
     this.files = filesApi(open, files);

@@ -62,10 +62,13 @@ export interface SpacesApiParts {
   invites: Invites;
   holding: Holding;
   reuses: ReuseWatch;
+  /** Runs the pass over a space's `sys.*` that follows a change to it (one at a time per space). */
+  learnFromSystem(space: OpenSpace): Promise<void>;
 }
 
 export function spacesApi(parts: SpacesApiParts) {
   const { did, clock, registry, spaces, sharing, peers, mirrors, invites, holding, reuses } = parts;
+  const { learnFromSystem } = parts;
   /** Space `id` opened by its owner, for what only the owner does. */
   const owned = async (id: string, what: string) => {
     const space = await spaces.member(id);
@@ -228,7 +231,9 @@ export function spacesApi(parts: SpacesApiParts) {
         const role = await space.roleOf(did);
         if (role !== 'owner' && role !== 'writer') continue;
         await writeRevocation(space, revocation.subject, statement);
-        if (space.owner === did) await registry.putSpace(await rotateKey(space));
+        // The pass over sys.* that the revocation starts changes the key where it is due: waited
+        // for, so the key has changed when this returns.
+        if (space.owner === did) await learnFromSystem(space);
       }
     },
   };

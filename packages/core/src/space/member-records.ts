@@ -164,22 +164,24 @@ export async function rewrapKeys(space: OpenSpace): Promise<void> {
 }
 
 /**
- * The owner's node changes the key once a revocation of a member's device or writer, in effect
- * by `now`, came after the space's last key change: the revoked key can't read what follows,
- * whichever device of whichever account removed it (spec 05 §7.4). Gives the entry to keep, or
+ * The owner's node changes the key once the newest key reached a key that may no longer read:
+ * a revoked device's or writer's, whichever device of whichever account removed it (spec 05
+ * §7.4). The first key went to everyone who joined, so any revocation of a member's key calls
+ * for a change; a later one went to those its record wraps it for. Gives the entry to keep, or
  * nothing when no change is due.
  */
-export async function rotateAfterRevocations(space: OpenSpace, now: number) {
+export async function rotateAfterRevocations(space: OpenSpace) {
   const membership = await space.membership();
-  const members = membership.members();
-  const owners = await space.store.metas(KEY_COLLECTION);
-  let changed = 0;
-  for (const meta of owners)
-    if (membership.accountAt(meta.author, meta.timestamp) === space.owner)
-      changed = Math.max(changed, meta.timestamp);
-  const due = [...membership.revocations().values()].some(
-    (r) => r.at <= now && r.at > changed && members.has(r.account),
-  );
+  const { highest } = await space.keyRing();
+  let due: boolean;
+  if (highest === 0) {
+    const members = membership.members();
+    due = [...membership.revocations().values()].some((r) => members.has(r.account));
+  } else {
+    const recipients = new Set(keyRecipients(membership));
+    const wrapped = await wrappedFor(space, membership, highest);
+    due = [...wrapped].some((did) => !recipients.has(did));
+  }
   return due ? rotateKey(space) : undefined;
 }
 
