@@ -54,7 +54,9 @@ export class Peers {
       chain: identity.chain,
       sign: (message) => key.sign(message),
       now: () => config.now(),
-      space: (id) => spaces.view(id),
+      // A peer opens a space again only within the most open at once (spec 06 §4.4).
+      space: (id) => spaces.viewForPeer(id),
+      used: (id) => spaces.touch(id),
       files,
       holds: async (id) =>
         (await registry.getSpace(id)) !== undefined || (await registry.getHeld(id)) !== undefined,
@@ -123,6 +125,17 @@ export class Peers {
   heldChanged(): void {
     for (const peer of this.#peers)
       if (peer.did && isFleetPeer(this.#config, peer.did)) peer.reoffer();
+  }
+
+  /** Space `id` is closing: every connection's sync lets go of it, at once. */
+  closing(id: string): void {
+    for (const peer of this.#peers) peer.rest(id);
+  }
+
+  /** Whether a connection uses space `id` now (a message handled, a session, a want out). */
+  busy(id: string): boolean {
+    for (const peer of this.#peers) if (peer.busy(id)) return true;
+    return false;
   }
 
   /** How this node stands with each connected peer in space `id`. */
