@@ -189,7 +189,7 @@ export class MincaNode {
         await files.closed(id);
         await mirrors.close(id);
       },
-      busy: (id) => peers?.busy(id) === true || files.inUse(id),
+      busy: (id) => (files.inUse(id) ? 'pinned' : peers?.busy(id)),
     };
     const open = new OpenSpaces({
       stores: config.stores,

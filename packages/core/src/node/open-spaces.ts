@@ -29,8 +29,13 @@ export interface SpaceHooks {
    * syncs) lets go of it before this first awaits.
    */
   closing(id: string): Promise<void>;
-  /** Whether something outside the calls uses the space now: a sync mid-session, a file read. */
-  busy(id: string): boolean;
+  /**
+   * What outside the calls uses the space now: `pinned`, a file read or a peer's message being
+   * handled (it never closes meanwhile); `syncing`, a sync mid-session or asking for versions
+   * (it closes then only past the most open at once, for a peer's open: the session is found
+   * again later, nothing stored is lost).
+   */
+  busy(id: string): 'pinned' | 'syncing' | undefined;
 }
 
 export interface OpenSpacesConfig {
@@ -140,8 +145,14 @@ export class OpenSpaces {
    * waits for one to close (a sync mid-session ends, or goes stale) rather than open one more.
    */
   async viewForPeer(id: string): Promise<SpaceView> {
-    while (!this.isOpen(id) && this.#count() >= this.#limits.max && !this.#closeLeastRecent()) {
+    while (!this.isOpen(id) && this.#count() >= this.#limits.max) {
       this.check();
+      // The least recently used idle space, else one only syncing; its close is waited for.
+      const closing = this.#closeLeastRecent() ?? this.#closeLeastRecent(true);
+      if (closing) {
+        await closing.catch(() => undefined);
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const wake = () => {
           this.#slotWaiters.delete(wake);
@@ -306,15 +317,21 @@ export class OpenSpaces {
     }
   }
 
-  /** Open, and nothing uses it now: no call, listener, sync mid-session nor file read. */
-  #closable(id: string): boolean {
+  /**
+   * Open, and nothing uses it now: no call, listener, file read nor sync mid-session; with
+   * `syncing`, a sync mid-session doesn't count.
+   */
+  #closable(id: string, syncing = false): boolean {
     const entry = this.#members.get(id) ?? this.#held.get(id);
-    return entry?.space !== undefined && !this.#use.inUse(id) && !this.config.hooks.busy(id);
+    if (entry?.space === undefined || this.#use.inUse(id)) return false;
+    const busy = this.config.hooks.busy(id);
+    return busy === undefined || (syncing && busy === 'syncing');
   }
 
-  /** Closes the least recently used space nothing uses; undefined when there is none. */
-  #closeLeastRecent(): Promise<void> | undefined {
-    for (const id of this.#use.leastRecent()) if (this.#closable(id)) return this.#closeById(id);
+  /** Closes the least recently used space nothing uses (see {@link #closable}), if any. */
+  #closeLeastRecent(syncing = false): Promise<void> | undefined {
+    for (const id of this.#use.leastRecent())
+      if (this.#closable(id, syncing)) return this.#closeById(id);
     return undefined;
   }
 

@@ -132,10 +132,18 @@ export class Peers {
     for (const peer of this.#peers) peer.rest(id);
   }
 
-  /** Whether a connection uses space `id` now (a message handled, a session, a want out). */
-  busy(id: string): boolean {
-    for (const peer of this.#peers) if (peer.busy(id)) return true;
-    return false;
+  /**
+   * How the connections use space `id` now: `pinned`, one handles a message of it; `syncing`,
+   * a session or a want is under way in it.
+   */
+  busy(id: string): 'pinned' | 'syncing' | undefined {
+    let busy: 'syncing' | undefined;
+    for (const peer of this.#peers) {
+      const use = peer.busy(id);
+      if (use === 'pinned') return use;
+      busy ??= use;
+    }
+    return busy;
   }
 
   /** How this node stands with each connected peer in space `id`. */

@@ -13,6 +13,7 @@ import { verifyChain } from '../identity/writer-chain.js';
 import { verifySignature } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
+import { BoundedSet } from './bounded-set.js';
 import { ConnectionBudget } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
@@ -24,6 +25,9 @@ import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
 import type { Transport } from './transport.js';
 
 export type { PeerSpaceStatus } from './sync-host.js';
+
+/** Wants of closed spaces' syncs remembered per connection (4 in flight per space). */
+const MAX_ORPHAN_WANTS = 4_096;
 
 /** A shared space closed for being idle: what this side said there last, and where it stood. */
 interface Resting {
@@ -48,6 +52,11 @@ export class Peer {
   readonly #resting = new Map<string, Resting>();
   /** The space whose message (or work) is being handled now: it stays open meanwhile. */
   #handling: string | undefined;
+  /**
+   * Wants of syncs that let go of their space before the answer came: the answer is taken as
+   * versions sent unasked, not as a want never asked. Up to a bound, oldest forgotten first.
+   */
+  readonly #orphanWants = new BoundedSet(MAX_ORPHAN_WANTS);
   #offers: SpaceOffers | undefined;
   readonly #nonce = randomBytes(32);
   #claimed: { did: string; nonce: Uint8Array } | undefined;
@@ -130,11 +139,16 @@ export class Peer {
     if (!sync) return;
     this.#syncs.delete(id);
     this.#resting.set(id, { hello: sync.helloMessage(), status: sync.status() });
+    for (const q of sync.wantsInFlight()) this.#orphanWants.add(String(q));
   }
 
-  /** Whether this connection uses space `id` now: a message of it handled, a session, a want. */
-  busy(id: string): boolean {
-    return this.#handling === id || this.#syncs.get(id)?.busy() === true;
+  /**
+   * How this connection uses space `id` now: `pinned`, a message of it is being handled;
+   * `syncing`, a session or a want is under way.
+   */
+  busy(id: string): 'pinned' | 'syncing' | undefined {
+    if (this.#handling === id) return 'pinned';
+    return this.#syncs.get(id)?.busy() ? 'syncing' : undefined;
   }
 
   /**
@@ -240,6 +254,17 @@ export class Peer {
       resting.status = { ...resting.status, level: true, synced: true };
       return;
     }
+    // The answer to a want of a sync that let go of its space: versions, as if sent unasked.
+    if (m.t === 'vers' && m.q !== undefined && this.#orphanWants.has(String(m.q))) {
+      this.#orphanWants.delete(String(m.q));
+      const { q: _, ...unasked } = m;
+      return this.#route(unasked);
+    }
+    return this.#route(m);
+  }
+
+  /** A message of a shared space, to its sync (opening the space again when it closed). */
+  #route(m: Exclude<Message, { t: 'hi' | 'auth' | 'bye' | 'spaces' }>): Promise<void> {
     return this.#inSpace(m.s, async (sync) => {
       // A hello level with this side is a heartbeat: it doesn't keep the space from idling.
       const level = m.t === 'hello' && toHex(m.f) === sync.space.store.fingerprint();

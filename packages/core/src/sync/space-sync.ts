@@ -174,6 +174,11 @@ export class SpaceSync implements Reconciled {
     if (!this.fetching() && this.#waiting.size === 0) this.hello();
   }
 
+  /** The numbers of the wants asked and not answered yet. */
+  wantsInFlight(): number[] {
+    return [...this.#inFlight.keys()];
+  }
+
   /** Ids queued or asked for and not answered yet. */
   fetching(): boolean {
     return this.#wanted.length > 0 || this.#inFlight.size > 0;
