@@ -83,7 +83,7 @@ export interface NodeConfig {
   /**
    * How long a space nothing uses stays open (`idleMs`, 5 minutes) and how many stay open at
    * most (`max`, 1,000; past it the least recently used idle one closes). A closed space opens
-   * again for the next call or a peer's message; nothing written is lost (spec 06 §4.4).
+   * again for the next call or a peer's message; nothing written is lost (spec 06 §4.1).
    */
   openSpaces?: OpenSpacesOptions;
 }

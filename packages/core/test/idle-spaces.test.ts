@@ -1,4 +1,4 @@
-// Spaces open while used (spec 06 §4.4): a space nothing uses closes after the idle limit, past
+// Spaces open while used (spec 06 §4.1): a space nothing uses closes after the idle limit, past
 // the most open the least recently used idle one closes, and calls and peers open it again —
 // losing nothing, never closing under a write. On the fake clock.
 import { describe, expect, it } from 'vitest';

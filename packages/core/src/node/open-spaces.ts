@@ -3,7 +3,7 @@
  * its registry entry and key) or a holder's ({@link HeldSpace}, without the key). Each is opened
  * once; what else a space needs while open (files, mirrors, peers hearing of changes) comes in
  * through {@link SpaceHooks}. A space nothing used for a while closes, and so does the least
- * recently used one past the most open at once (spec 06 §4.4); calls and peers open it again.
+ * recently used one past the most open at once (spec 06 §4.1); calls and peers open it again.
  */
 import type { StoreFactory } from '../adapter.js';
 import type { HybridClock } from '../clock.js';

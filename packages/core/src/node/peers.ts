@@ -54,7 +54,7 @@ export class Peers {
       chain: identity.chain,
       sign: (message) => key.sign(message),
       now: () => config.now(),
-      // A peer opens a space again only within the most open at once (spec 06 §4.4).
+      // A peer opens a space again only within the most open at once (spec 06 §4.1).
       space: (id) => spaces.viewForPeer(id),
       used: (id) => spaces.touch(id),
       files,

@@ -1,9 +1,9 @@
 /**
- * When each open space was last used and whether something uses it now (spec 06 §4.4): what
+ * When each open space was last used and whether something uses it now (spec 06 §4.1): what
  * decides which spaces close for being idle, and which closes first when too many are open.
  */
 
-/** How long a space stays open unused, and how many stay open at most (spec 06 §4.4). */
+/** How long a space stays open unused, and how many stay open at most (spec 06 §4.1). */
 export interface OpenSpacesOptions {
   /**
    * A space nothing used for this long closes, ms (5 minutes by default); calls and peers open

@@ -96,7 +96,7 @@ export function spacesApi(parts: SpacesApiParts) {
     /**
      * How many spaces are open now, and the limits in force (`NodeConfig.openSpaces`): a space
      * nothing used for `idleMs` closes, and past `max` open the least recently used idle one
-     * does (spec 06 §4.4). Calls and peers' messages open a closed space again.
+     * does (spec 06 §4.1). Calls and peers' messages open a closed space again.
      */
     stats: (): OpenSpacesStats => spaces.stats(),
     /**

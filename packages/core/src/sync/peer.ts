@@ -48,7 +48,7 @@ export class Peer {
   /** The spaces shared with the peer; those open here have a sync in `#syncs`. */
   readonly #linked = new Set<string>();
   readonly #syncs = new Map<string, SpaceSync>();
-  /** Shared spaces closed here since: a message for one opens it again (spec 06 §4.4). */
+  /** Shared spaces closed here since: a message for one opens it again (spec 06 §4.1). */
   readonly #resting = new Map<string, Resting>();
   /** The space whose message (or work) is being handled now: it stays open meanwhile. */
   #handling: string | undefined;
