@@ -21,7 +21,7 @@ const node = await createNode({
   openSpaces: { idleMs: Number(idleArg), max: Number(maxArg) },
 });
 const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 4 * 1024 * 1024 });
-server.on('connection', (socket) => node.connect(createWebSocketTransport(socket)));
+server.on('connection', (socket) => node.connect(createWebSocketTransport(socket as never)));
 await new Promise((resolve) => server.once('listening', resolve));
 const say = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
 say({ port: (server.address() as { port: number }).port });

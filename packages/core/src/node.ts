@@ -148,6 +148,15 @@ export class MincaNode {
       return next;
     };
     const learnOnce = async (space: OpenSpace) => {
+      // It may write (keys rewrapped, changed): the space stays open until it is done.
+      const release = open.keepOpen(space.id);
+      try {
+        await learnFrom(space);
+      } finally {
+        release();
+      }
+    };
+    const learnFrom = async (space: OpenSpace) => {
       await reuses.changed(space);
       if (space.owner === identity.account) {
         // A member whose acceptance came after a key change gets the key, from the owner; a

@@ -195,7 +195,8 @@ export class OpenSpaces {
 
   /** Keeps space `id` open (for a listener) until the returned function is called. */
   keepOpen(id: string): () => void {
-    return this.#use.begin(id);
+    const end = this.#use.begin(id);
+    return () => this.#ended(id, end);
   }
 
   /** Space `id` was used just now (a peer's message for it): its idle time starts again. */

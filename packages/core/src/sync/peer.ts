@@ -285,7 +285,17 @@ export class Peer {
     try {
       let sync = this.#syncs.get(id);
       if (!sync) {
-        const space = await this.host.space(id);
+        const space = await this.host.space(id).catch((error) => {
+          // Let go of here since it closed (a holder's release): no longer shared.
+          if (this.#resting.has(id) && isMincaError(error) && error.code === 'unknown_space')
+            return undefined;
+          throw error;
+        });
+        if (!space) {
+          this.#linked.delete(id);
+          this.#resting.delete(id);
+          return;
+        }
         if (this.#closed) return;
         sync = this.#syncs.get(id) ?? this.#attach(space);
       }
