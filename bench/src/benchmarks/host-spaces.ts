@@ -224,7 +224,7 @@ const bench: Benchmark = {
           name: `memory per idle held space (${shape})`,
           value: perSpaceKiB,
           unit: 'KiB',
-          note: `limit ${PER_SPACE_LIMIT_KIB} KiB; heap+buffers after GC ${(idle.heap / MIB).toFixed(1)} MiB vs empty host ${(floor.heap / MIB).toFixed(1)} MiB (at start ${((atStart.heap - floor.heap) / SPACES / 1024).toFixed(1)} KiB/space)`,
+          note: `limit ${PER_SPACE_LIMIT_KIB} KiB; heap+buffers after GC ${(idle.heap / MIB).toFixed(1)} MiB vs empty host ${(floor.heap / MIB).toFixed(1)} MiB (at start ${((atStart.heap - floor.heap) / SPACES / 1024).toFixed(1)} KiB/space); by RSS ${((idle.rss - floor.rss) / SPACES / 1024).toFixed(1)} KiB/space`,
         },
         {
           name: `spaces open at the end (${shape})`,
