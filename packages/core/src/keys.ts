@@ -178,7 +178,10 @@ export interface PlatformCrypto {
   chacha20poly1305?: PlatformAead;
 }
 
-/** A platform's ChaCha20-Poly1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag. */
+/**
+ * A platform's ChaCha20-Poly1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag. Both run
+ * synchronously; the key and nonce are lent for the call (copy them to keep them).
+ */
 export interface PlatformAead {
   /** Ciphertext ‖ tag. */
   seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array;

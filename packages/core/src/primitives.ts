@@ -33,24 +33,37 @@ export function sha256Of2(a: Uint8Array, b: Uint8Array): Uint8Array {
 const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
 const IS_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+// Scratch for the subkey, reused: sealing and opening are synchronous, and the platform's cipher
+// takes its key and nonce for the call only (node:crypto copies them in).
+const words = new Uint32Array(12);
+const wordBytes = new Uint8Array(words.buffer);
+const keyWords = words.subarray(0, 8);
+const nonceWords = words.subarray(8, 12);
+const subkeyWords = new Uint32Array(8);
+const subkey = new Uint8Array(subkeyWords.buffer);
+const iv = new Uint8Array(12);
+
 /**
  * XChaCha20-Poly1305 by the IETF construction on the platform's ChaCha20-Poly1305: the
  * HChaCha20 subkey of the key and the nonce's first 16 bytes, and the nonce's last 8 behind
  * four zero bytes (draft-irtf-cfrg-xchacha §2.3), which is what noble's `xchacha20poly1305` does.
+ * Runs `use` with them, then wipes them.
  */
-function subkeyAndNonce(
+function withSubkey<T>(
   key: Uint8Array,
   nonce: Uint8Array,
-): { subkey: Uint8Array; iv: Uint8Array } {
-  const words = new Uint32Array(12);
-  const bytes = new Uint8Array(words.buffer);
-  bytes.set(key);
-  bytes.set(nonce.subarray(0, 16), 32);
-  const out = new Uint32Array(8);
-  hchacha(SIGMA, words.subarray(0, 8), words.subarray(8, 12), out);
-  const iv = new Uint8Array(12);
+  use: (subkey: Uint8Array, iv: Uint8Array) => T,
+): T {
+  wordBytes.set(key);
+  wordBytes.set(nonce.subarray(0, 16), 32);
+  hchacha(SIGMA, keyWords, nonceWords, subkeyWords);
   iv.set(nonce.subarray(16, 24), 4);
-  return { subkey: new Uint8Array(out.buffer), iv };
+  try {
+    return use(subkey, iv);
+  } finally {
+    words.fill(0);
+    subkeyWords.fill(0);
+  }
 }
 
 /** XChaCha20-Poly1305 of `plaintext` under a 32-byte key and 24-byte nonce: ciphertext ‖ tag. */
@@ -61,8 +74,8 @@ export function xchachaSeal(
   aad?: Uint8Array,
 ): Uint8Array {
   if (!platformAead) return xchacha20poly1305(key, nonce, aad).encrypt(plaintext);
-  const { subkey, iv } = subkeyAndNonce(key, nonce);
-  return platformAead.seal(subkey, iv, plaintext, aad ?? EMPTY);
+  const aead = platformAead;
+  return withSubkey(key, nonce, (k, n) => aead.seal(k, n, plaintext, aad ?? EMPTY));
 }
 
 /** Opens what {@link xchachaSeal} made; throws when the tag does not match. */
@@ -74,8 +87,8 @@ export function xchachaOpen(
 ): Uint8Array {
   if (!platformAead) return xchacha20poly1305(key, nonce, aad).decrypt(sealed);
   if (sealed.length < 16) throw new Error('sealed value is shorter than its tag');
-  const { subkey, iv } = subkeyAndNonce(key, nonce);
-  const plain = platformAead.open(subkey, iv, sealed, aad ?? EMPTY);
+  const aead = platformAead;
+  const plain = withSubkey(key, nonce, (k, n) => aead.open(k, n, sealed, aad ?? EMPTY));
   if (!plain) throw new Error('the tag does not match');
   return plain;
 }
