@@ -14,6 +14,8 @@ import type { PlatformAead, PlatformCrypto } from './keys.js';
 
 let platformSha256: ((bytes: Uint8Array) => Uint8Array) | undefined;
 let platformAead: PlatformAead | undefined;
+/** The platform whose primitives are in use. */
+let installed: PlatformCrypto | undefined;
 
 /** SHA-256 of `bytes`, by the platform when it gave one. */
 export function sha256(bytes: Uint8Array): Uint8Array {
@@ -103,6 +105,9 @@ const refuse = (what: string, cause?: unknown): never => {
   );
 };
 
+/** Platforms already checked. */
+const checked = new WeakSet<PlatformCrypto>();
+
 /** Inputs of the sizes that matter: empty, under a block, at and over block bounds, larger. */
 const SIZES = [0, 1, 55, 56, 64, 65, 200, 1000, 4099];
 
@@ -112,6 +117,8 @@ const SIZES = [0, 1, 55, 56, 64, 65, 200, 1000, 4099];
  * refusing a changed tag or associated data. `invalid_input` otherwise.
  */
 export function checkPrimitives(platform: PlatformCrypto): void {
+  // Once per platform object: a process making many nodes with one checks it once.
+  if (checked.has(platform)) return;
   if (platform.sha256) {
     for (const n of SIZES) {
       const input = randomBytes(n);
@@ -158,6 +165,7 @@ export function checkPrimitives(platform: PlatformCrypto): void {
         refuse('chacha20poly1305');
     }
   }
+  checked.add(platform);
 }
 
 /**
@@ -166,6 +174,7 @@ export function checkPrimitives(platform: PlatformCrypto): void {
  * HChaCha20 words are read in place.
  */
 export function usePrimitives(platform: PlatformCrypto): void {
+  if (installed === platform) return;
   checkPrimitives(platform);
   if (platform.sha256) platformSha256 = platform.sha256.bind(platform);
   if (!platform.chacha20poly1305 || !IS_LE) return;
@@ -180,10 +189,12 @@ export function usePrimitives(platform: PlatformCrypto): void {
     platformAead = undefined;
     refuse('chacha20poly1305');
   }
+  installed = platform;
 }
 
 /** Back to noble's own, for tests comparing the two. */
 export function useNoblePrimitives(): void {
+  installed = undefined;
   platformSha256 = undefined;
   platformAead = undefined;
 }
