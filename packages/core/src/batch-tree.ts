@@ -3,18 +3,28 @@
  * versions, SHA-256 with `0x00` before a leaf and `0x01` before two children, so a leaf can't
  * pass for a node. A writer signs the root once; each version carries the path from its leaf.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from './primitives.js';
 
-const LEAF = new Uint8Array([0]);
-const NODE = new Uint8Array([1]);
-
-/** The leaf of a version: SHA-256(0x00 ‖ what its signature would cover). */
-export function leafHash(signed: Uint8Array): Uint8Array {
-  return sha256.create().update(LEAF).update(signed).digest();
+/**
+ * The leaf of a version: SHA-256(0x00 ‖ what its signature would cover), given whole or as
+ * `context ‖ signed`.
+ */
+export function leafHash(signed: Uint8Array, context?: Uint8Array): Uint8Array {
+  const at = 1 + (context?.length ?? 0);
+  const input = new Uint8Array(at + signed.length);
+  if (context) input.set(context, 1);
+  input.set(signed, at);
+  return sha256(input);
 }
 
-const nodeHash = (left: Uint8Array, right: Uint8Array) =>
-  sha256.create().update(NODE).update(left).update(right).digest();
+/** SHA-256(0x01 ‖ left ‖ right). */
+function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
+  const input = new Uint8Array(1 + left.length + right.length);
+  input[0] = 1;
+  input.set(left, 1);
+  input.set(right, 1 + left.length);
+  return sha256(input);
+}
 
 /** The largest power of two below `n` (n ≥ 2). */
 function split(n: number): number {

@@ -3,7 +3,7 @@
  * each id is a little-endian 256-bit integer, added modulo 2^256. Kept as eight 32-bit limbs
  * so adding and removing an id allocates nothing.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from './primitives.js';
 
 export class IdSum {
   readonly #limbs = new Uint32Array(8);

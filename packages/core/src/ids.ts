@@ -1,8 +1,8 @@
 /**
  * Ids: version ids are SHA-256 of a version's encoding; space and record ids are random.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
 import { flatString } from './bytes.js';
+import { sha256 } from './primitives.js';
 import { pooledRandom } from './random.js';
 
 export const ID_BYTES = 32;

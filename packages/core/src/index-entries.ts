@@ -9,6 +9,7 @@
 import { flatString, fromHex, toHex } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
+import { MAX_META_BYTES, readMetaFast } from './index-meta-read.js';
 import type { VersionMeta } from './record-state.js';
 import type { Version } from './version.js';
 
@@ -87,7 +88,9 @@ function idList(value: unknown): readonly string[] {
  * a store may keep many of these at once.
  */
 export function decodeMeta(id: string, bytes: Uint8Array, authors: Authors): VersionMeta {
-  const m = decodeStrict(bytes, { maxBytes: 16 * 1024, maxDepth: 2 }) as Record<string, unknown>;
+  // Read in one pass when in the one form encodeMeta writes; strictly otherwise.
+  const m = (readMetaFast(bytes) ??
+    decodeStrict(bytes, { maxBytes: MAX_META_BYTES, maxDepth: 2 })) as Record<string, unknown>;
   if (
     typeof m?.r !== 'string' ||
     !Number.isSafeInteger(m.t) ||

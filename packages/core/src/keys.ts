@@ -8,6 +8,7 @@ import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58, base64urlnopad } from '@scure/base';
 import { compareBytes } from './bytes.js';
 import { MincaError } from './errors.js';
+import { checkPrimitives } from './primitives.js';
 
 /** The multicodec prefix of an Ed25519 public key (0xed, varint-encoded). */
 const ED25519_PUB = [0xed, 0x01];
@@ -164,13 +165,42 @@ export type SignFunction = (message: Uint8Array) => Uint8Array | Promise<Uint8Ar
 export interface PlatformCrypto {
   /** A function signing with the key of this 32-byte secret and its public key. */
   ed25519Signer(secret: Uint8Array, publicKey: Uint8Array): SignFunction;
+  /**
+   * SHA-256 in one call, optional: version ids, batch trees and nonces are hashed with it
+   * instead of @noble/hashes. Checked at start to give the same digests.
+   */
+  sha256?(bytes: Uint8Array): Uint8Array;
+  /**
+   * RFC 8439 ChaCha20-Poly1305 (12-byte nonce), optional: bodies are sealed and opened with it
+   * (as XChaCha20-Poly1305, built on it) instead of @noble/ciphers. Checked at start to give
+   * the same bytes and to refuse what was changed.
+   */
+  chacha20poly1305?: PlatformAead;
 }
 
 /**
- * Checks that `platform` signs as RFC 8032 does, byte for byte, and that its signatures verify;
- * `invalid_input` otherwise, so a node never signs what others would refuse.
+ * A platform's ChaCha20-Poly1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag. Both run
+ * synchronously; the key and nonce are lent for the call (copy them to keep them).
+ */
+export interface PlatformAead {
+  /** Ciphertext ‖ tag. */
+  seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array;
+  /** The plaintext of ciphertext ‖ tag, or `undefined` when the tag does not match. */
+  open(
+    key: Uint8Array,
+    nonce: Uint8Array,
+    sealed: Uint8Array,
+    aad: Uint8Array,
+  ): Uint8Array | undefined;
+}
+
+/**
+ * Checks that `platform` signs as RFC 8032 does, byte for byte, and that its SHA-256 and
+ * ChaCha20-Poly1305, where it gives them, give @noble's bytes; `invalid_input` otherwise, so a
+ * node never signs or seals what others would refuse.
  */
 export async function checkPlatformCrypto(platform: PlatformCrypto): Promise<void> {
+  checkPrimitives(platform);
   const secret = ed25519.utils.randomSecretKey();
   const publicKey = ed25519.getPublicKey(secret);
   const message = randomBytes(48);

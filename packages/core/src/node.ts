@@ -24,6 +24,7 @@ import { type RecordsApi, recordsApi } from './node/records-api.js';
 import { ReuseWatch } from './node/reuse-watch.js';
 import type { OpenSpacesOptions } from './node/space-use.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
+import { usePrimitives } from './primitives.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
 import { rewrapKeys, rotateAfterRevocations } from './space/member-records.js';
@@ -56,8 +57,10 @@ export interface NodeConfig {
   certificates?: readonly Uint8Array[];
   /**
    * The platform's own cryptography, for what WebCrypto does slowly: in Node and Bun,
-   * `nodeCrypto(await import('node:crypto'))` signs a put about four times as fast. Checked at
-   * start to sign exactly as RFC 8032 does; WebCrypto (or @noble/curves) otherwise.
+   * `nodeCrypto(await import('node:crypto'))` signs a put about four times as fast, and hashes
+   * and seals natively. Checked at start to sign exactly as RFC 8032 does and to hash and seal
+   * as @noble does; WebCrypto (or @noble/curves) and @noble otherwise. Its SHA-256 and
+   * ChaCha20-Poly1305 are then used process-wide (they give the same bytes).
    */
   crypto?: PlatformCrypto;
   /** The wall clock, ms. For tests. */
@@ -94,6 +97,8 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
   let key = config.key ?? (await registry.nodeKey());
   if (config.crypto) {
     await checkPlatformCrypto(config.crypto);
+    // Its hashing and sealing, for the whole process: the same bytes, checked, made faster.
+    usePrimitives(config.crypto);
     key = key.signingWith(config.crypto);
   }
   const identity = await verifyChain(key.did, config.certificates ?? []);

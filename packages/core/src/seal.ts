@@ -2,10 +2,9 @@
  * Sealing: XChaCha20-Poly1305 under a 32-byte key, with a random 24-byte nonce in front.
  * `aad` binds the ciphertext to where it belongs (a version, a key), so it cannot be moved.
  */
-import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { MincaError } from './errors.js';
+import { sha256, xchachaOpen, xchachaSeal } from './primitives.js';
 import { pooledRandom } from './random.js';
 
 export const KEY_BYTES = 32;
@@ -30,7 +29,7 @@ export function seal(key: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array): 
   const nonce = randomBytes(NONCE_BYTES);
   const out = new Uint8Array(NONCE_BYTES + plaintext.length + 16);
   out.set(nonce);
-  out.set(xchacha20poly1305(key, nonce, aad).encrypt(plaintext), NONCE_BYTES);
+  out.set(xchachaSeal(key, nonce, plaintext, aad), NONCE_BYTES);
   return out;
 }
 
@@ -41,9 +40,7 @@ export function open(key: Uint8Array, sealed: Uint8Array, aad?: Uint8Array): Uin
     throw new MincaError('invalid_version', 'sealed value is too short to open');
   }
   try {
-    return xchacha20poly1305(key, sealed.subarray(0, NONCE_BYTES), aad).decrypt(
-      sealed.subarray(NONCE_BYTES),
-    );
+    return xchachaOpen(key, sealed.subarray(0, NONCE_BYTES), sealed.subarray(NONCE_BYTES), aad);
   } catch (cause) {
     throw new MincaError('invalid_version', 'sealed value does not open under this key', { cause });
   }
@@ -56,7 +53,10 @@ export const SALTED_OVERHEAD = SALT_BYTES + 16;
 
 /** The nonce of a salted seal: SHA-256(salt ‖ aad), its first 24 bytes. */
 function saltedNonce(saltBytes: Uint8Array, aad: Uint8Array): Uint8Array {
-  return sha256.create().update(saltBytes).update(aad).digest().subarray(0, NONCE_BYTES);
+  const input = new Uint8Array(SALT_BYTES + aad.length);
+  input.set(saltBytes);
+  input.set(aad, SALT_BYTES);
+  return sha256(input).subarray(0, NONCE_BYTES);
 }
 
 /**
@@ -69,7 +69,7 @@ export function sealSalted(key: Uint8Array, plaintext: Uint8Array, aad: Uint8Arr
   const saltBytes = pooledRandom(SALT_BYTES);
   const out = new Uint8Array(SALT_BYTES + plaintext.length + 16);
   out.set(saltBytes);
-  out.set(xchacha20poly1305(key, saltedNonce(saltBytes, aad), aad).encrypt(plaintext), SALT_BYTES);
+  out.set(xchachaSeal(key, saltedNonce(saltBytes, aad), plaintext, aad), SALT_BYTES);
   return out;
 }
 
@@ -81,9 +81,7 @@ export function openSalted(key: Uint8Array, sealed: Uint8Array, aad: Uint8Array)
   }
   const saltBytes = sealed.subarray(0, SALT_BYTES);
   try {
-    return xchacha20poly1305(key, saltedNonce(saltBytes, aad), aad).decrypt(
-      sealed.subarray(SALT_BYTES),
-    );
+    return xchachaOpen(key, saltedNonce(saltBytes, aad), sealed.subarray(SALT_BYTES), aad);
   } catch (cause) {
     throw new MincaError('invalid_version', 'sealed value does not open under this key', { cause });
   }

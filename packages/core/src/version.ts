@@ -2,7 +2,6 @@
  * The version: one immutable, signed, sealed write to a record. Its id is SHA-256 of its
  * envelope's bytes (written and read in `envelope.ts`). Layout: spec 05 §3.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
 import { base32nopad } from '@scure/base';
 import { leafHash, merkleTree, rootOf } from './batch-tree.js';
 import { assertBody, type BodyValue, MAX_BODY_BYTES } from './body.js';
@@ -256,7 +255,7 @@ const signed = (unsigned: Uint8Array, proof: Uint8Array | BatchProof) =>
   decodeVersion(encodeSigned(unsigned, proof), { trusted: true });
 
 /** A version's leaf in a batch: SHA-256(0x00 ‖ what its own signature would cover). */
-const leafOf = (unsigned: Uint8Array) => leafHash(concat(SIGNING_CONTEXT, unsigned));
+const leafOf = (unsigned: Uint8Array) => leafHash(unsigned, SIGNING_CONTEXT);
 
 /** What a batch's signature covers: its size and root. */
 function rootMessage(size: number, root: Uint8Array): Uint8Array {
@@ -322,17 +321,7 @@ export async function verifyVersion(version: Version): Promise<void> {
     ok = await verifyEd25519(e.author, concat(SIGNING_CONTEXT, signed), e.proof);
   } else {
     const { signature, size, index, path } = e.proof;
-    const root = rootOf(
-      sha256
-        .create()
-        .update(new Uint8Array([0]))
-        .update(SIGNING_CONTEXT)
-        .update(signed)
-        .digest(),
-      index,
-      size,
-      path,
-    );
+    const root = rootOf(leafHash(signed, SIGNING_CONTEXT), index, size, path);
     if (!root) invalid('its batch path does not lead to a root');
     // One check per batch: the versions of a batch that come together share it.
     const key = latin1(e.author) + latin1(signature) + latin1(root!) + size;

@@ -26,13 +26,20 @@ const PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
 interface StoreData {
   entries: Map<string, Uint8Array>;
-  /** The keys of `entries`, sorted, so a prefix is a range found by binary search. */
+  /**
+   * The keys of `entries`, sorted, so a prefix is a range found by binary search; keys added
+   * since the last read wait in `pending` (unsorted), so a write costs no splice into a long
+   * array, and are merged in once by the next read.
+   */
   keys: string[];
+  pending: string[];
   versions: Map<VersionKey, Uint8Array>;
 }
 
-/** Below this many new keys a batch splices each in; above, it appends them and sorts once. */
+/** Below this many deleted keys a batch splices each out; above, it filters once. */
 const SPLICE_BELOW = 16;
+/** Pending keys (beyond the square root of the sorted ones) that a read merges in. */
+const MERGE_AT = 64;
 
 /** The index of the first key in `keys` at or above `key`. */
 function lowerBound(keys: readonly string[], key: string): number {
@@ -60,17 +67,43 @@ class MemoryAdapter implements StorageAdapter {
     return this.#data;
   }
 
+  /** Merges the pending keys still there into the sorted ones. */
+  #merge(data: StoreData): void {
+    const { entries, keys } = data;
+    const fresh = data.pending.filter((key) => entries.has(key)).sort();
+    data.pending = [];
+    const merged: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < keys.length || j < fresh.length) {
+      const next =
+        j >= fresh.length || (i < keys.length && keys[i]! <= fresh[j]!) ? keys[i++]! : fresh[j++]!;
+      // A key deleted and put again, or put again after a delete, may come twice: kept once.
+      if (merged.length === 0 || merged[merged.length - 1] !== next) merged.push(next);
+    }
+    data.keys = merged;
+  }
+
   async get(key: string): Promise<Uint8Array | undefined> {
     return this.#open().entries.get(key)?.slice();
   }
 
   async list(prefix: string): Promise<string[]> {
-    const { keys } = this.#open();
+    const data = this.#open();
+    // Merged once they are more than a root of the rest: each read looks through the pending
+    // ones, each merge copies the whole array, and so both stay small per write.
+    if (data.pending.length > MERGE_AT + Math.sqrt(data.keys.length)) this.#merge(data);
+    const { keys, pending, entries } = data;
     // Strings compare by UTF-16 code units, which is the contract's order.
     const from = lowerBound(keys, prefix);
     let to = from;
     while (to < keys.length && keys[to]!.startsWith(prefix)) to++;
-    return keys.slice(from, to);
+    const found = keys.slice(from, to);
+    const more = pending.filter((key) => key.startsWith(prefix) && entries.has(key));
+    if (more.length === 0) return found;
+    found.push(...more);
+    found.sort();
+    return found.filter((key, i) => i === 0 || found[i - 1] !== key);
   }
 
   async count(prefix: string): Promise<number> {
@@ -97,25 +130,15 @@ class MemoryAdapter implements StorageAdapter {
         entries.set(key, value.slice());
       }
     }
+    // Pending keys deleted stay pending until a read or merge skips them (not in `entries`).
     if (deleted.length >= SPLICE_BELOW) data.keys = data.keys.filter((key) => entries.has(key));
     else
       for (const key of deleted) {
         const at = lowerBound(data.keys, key);
         if (data.keys[at] === key && !entries.has(key)) data.keys.splice(at, 1);
       }
-    const fresh = added.filter((key) => entries.has(key));
-    if (fresh.length < SPLICE_BELOW) {
-      for (const key of fresh) {
-        const at = lowerBound(data.keys, key);
-        if (data.keys[at] !== key) data.keys.splice(at, 0, key);
-      }
-    } else {
-      // Two sorted runs: the sort merges them.
-      data.keys.push(...fresh);
-      data.keys.sort();
-      // A key deleted and put again in this batch was kept and added: drop the second.
-      data.keys = data.keys.filter((key, i, all) => i === 0 || all[i - 1] !== key);
-    }
+    // A key deleted and put again in this batch is kept and pending: reads give it once.
+    for (const key of added) if (entries.has(key)) data.pending.push(key);
   }
 
   async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
@@ -169,7 +192,11 @@ export function memoryStores(options: MemoryStoresOptions = {}): StoreFactory {
         );
       }
       let data = stores.get(path);
-      if (!data) stores.set(path, (data = { entries: new Map(), keys: [], versions: new Map() }));
+      if (!data)
+        stores.set(
+          path,
+          (data = { entries: new Map(), keys: [], pending: [], versions: new Map() }),
+        );
       return new MemoryAdapter(data);
     },
     async close(): Promise<void> {

@@ -1,0 +1,200 @@
+/**
+ * SHA-256 and XChaCha20-Poly1305 as core uses them everywhere (version ids, batch trees, sealed
+ * bodies): @noble's, or the platform's own where a node was handed one (`NodeConfig.crypto`,
+ * {@link PlatformCrypto}). The platform's are checked first to give noble's bytes exactly, so
+ * which one ran never shows; they are taken process-wide, since every caller gets the same
+ * bytes either way, and a platform's native code is several times faster than pure JS.
+ */
+import { chacha20poly1305, hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { randomBytes } from '@noble/ciphers/utils.js';
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { compareBytes } from './bytes.js';
+import { MincaError } from './errors.js';
+import type { PlatformAead, PlatformCrypto } from './keys.js';
+
+let platformSha256: ((bytes: Uint8Array) => Uint8Array) | undefined;
+let platformAead: PlatformAead | undefined;
+/** The platform whose primitives are in use. */
+let installed: PlatformCrypto | undefined;
+
+/** SHA-256 of `bytes`, by the platform when it gave one. */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  return platformSha256 ? platformSha256(bytes) : nobleSha256(bytes);
+}
+
+/** SHA-256 of `a ‖ b`. */
+export function sha256Of2(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (!platformSha256) return nobleSha256.create().update(a).update(b).digest();
+  const both = new Uint8Array(a.length + b.length);
+  both.set(a);
+  both.set(b, a.length);
+  return platformSha256(both);
+}
+
+// "expand 32-byte k", ChaCha's constant words.
+const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
+const IS_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+// Scratch for the subkey, reused: sealing and opening are synchronous, and the platform's cipher
+// takes its key and nonce for the call only (node:crypto copies them in).
+const words = new Uint32Array(12);
+const wordBytes = new Uint8Array(words.buffer);
+const keyWords = words.subarray(0, 8);
+const nonceWords = words.subarray(8, 12);
+const subkeyWords = new Uint32Array(8);
+const subkey = new Uint8Array(subkeyWords.buffer);
+const iv = new Uint8Array(12);
+
+/**
+ * XChaCha20-Poly1305 by the IETF construction on the platform's ChaCha20-Poly1305: the
+ * HChaCha20 subkey of the key and the nonce's first 16 bytes, and the nonce's last 8 behind
+ * four zero bytes (draft-irtf-cfrg-xchacha §2.3), which is what noble's `xchacha20poly1305` does.
+ * Runs `use` with them, then wipes them.
+ */
+function withSubkey<T>(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  use: (subkey: Uint8Array, iv: Uint8Array) => T,
+): T {
+  wordBytes.set(key);
+  wordBytes.set(nonce.subarray(0, 16), 32);
+  hchacha(SIGMA, keyWords, nonceWords, subkeyWords);
+  iv.set(nonce.subarray(16, 24), 4);
+  try {
+    return use(subkey, iv);
+  } finally {
+    words.fill(0);
+    subkeyWords.fill(0);
+  }
+}
+
+/** XChaCha20-Poly1305 of `plaintext` under a 32-byte key and 24-byte nonce: ciphertext ‖ tag. */
+export function xchachaSeal(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  aad?: Uint8Array,
+): Uint8Array {
+  if (!platformAead) return xchacha20poly1305(key, nonce, aad).encrypt(plaintext);
+  const aead = platformAead;
+  return withSubkey(key, nonce, (k, n) => aead.seal(k, n, plaintext, aad ?? EMPTY));
+}
+
+/** Opens what {@link xchachaSeal} made; throws when the tag does not match. */
+export function xchachaOpen(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad?: Uint8Array,
+): Uint8Array {
+  if (!platformAead) return xchacha20poly1305(key, nonce, aad).decrypt(sealed);
+  if (sealed.length < 16) throw new Error('sealed value is shorter than its tag');
+  const aead = platformAead;
+  const plain = withSubkey(key, nonce, (k, n) => aead.open(k, n, sealed, aad ?? EMPTY));
+  if (!plain) throw new Error('the tag does not match');
+  return plain;
+}
+
+const EMPTY = new Uint8Array(0);
+
+const refuse = (what: string, cause?: unknown): never => {
+  throw new MincaError(
+    'invalid_input',
+    `NodeConfig.crypto's ${what} gives other bytes than it must; refusing to use it`,
+    cause === undefined ? undefined : { cause },
+  );
+};
+
+/** Platforms already checked. */
+const checked = new WeakSet<PlatformCrypto>();
+
+/** Inputs of the sizes that matter: empty, under a block, at and over block bounds, larger. */
+const SIZES = [0, 1, 55, 56, 64, 65, 200, 1000, 4099];
+
+/**
+ * Checks the platform's SHA-256 and ChaCha20-Poly1305, where it gives them, against noble's
+ * on random inputs: same digests, same ciphertexts and tags, opening what it sealed and
+ * refusing a changed tag or associated data. `invalid_input` otherwise.
+ */
+export function checkPrimitives(platform: PlatformCrypto): void {
+  // Once per platform object: a process making many nodes with one checks it once.
+  if (checked.has(platform)) return;
+  if (platform.sha256) {
+    for (const n of SIZES) {
+      const input = randomBytes(n);
+      let digest: Uint8Array | undefined;
+      try {
+        digest = platform.sha256(input);
+      } catch (cause) {
+        refuse('sha256', cause);
+      }
+      if (!(digest instanceof Uint8Array) || compareBytes(digest, nobleSha256(input)) !== 0)
+        refuse('sha256');
+    }
+  }
+  const aead = platform.chacha20poly1305;
+  if (aead) {
+    for (const n of SIZES) {
+      const key = randomBytes(32);
+      const nonce = randomBytes(12);
+      const aad = randomBytes(n % 97);
+      const plain = randomBytes(n);
+      const expected = chacha20poly1305(key, nonce, aad).encrypt(plain);
+      let sealed: Uint8Array | undefined;
+      let opened: Uint8Array | undefined;
+      let tampered: Uint8Array | undefined = EMPTY;
+      let moved: Uint8Array | undefined = EMPTY;
+      try {
+        sealed = aead.seal(key, nonce, plain, aad);
+        opened = aead.open(key, nonce, expected, aad);
+        const bad = expected.slice();
+        bad[bad.length - 1]! ^= 1;
+        tampered = aead.open(key, nonce, bad, aad);
+        moved = aead.open(key, nonce, expected, randomBytes(aad.length + 1));
+      } catch (cause) {
+        refuse('chacha20poly1305', cause);
+      }
+      if (
+        !(sealed instanceof Uint8Array) ||
+        compareBytes(sealed, expected) !== 0 ||
+        !(opened instanceof Uint8Array) ||
+        compareBytes(opened, plain) !== 0 ||
+        tampered !== undefined ||
+        moved !== undefined
+      )
+        refuse('chacha20poly1305');
+    }
+  }
+  checked.add(platform);
+}
+
+/**
+ * Uses the platform's SHA-256 and ChaCha20-Poly1305 from now on, in this whole process (after
+ * {@link checkPrimitives}). Only on little-endian hosts (all that run JS today), since the
+ * HChaCha20 words are read in place.
+ */
+export function usePrimitives(platform: PlatformCrypto): void {
+  if (installed === platform) return;
+  checkPrimitives(platform);
+  if (platform.sha256) platformSha256 = platform.sha256.bind(platform);
+  if (!platform.chacha20poly1305 || !IS_LE) return;
+  platformAead = platform.chacha20poly1305;
+  // The XChaCha construction over it, once, against noble's own.
+  const key = randomBytes(32);
+  const nonce = randomBytes(24);
+  const plain = randomBytes(77);
+  const aad = randomBytes(40);
+  const sealed = xchachaSeal(key, nonce, plain, aad);
+  if (compareBytes(sealed, xchacha20poly1305(key, nonce, aad).encrypt(plain)) !== 0) {
+    platformAead = undefined;
+    refuse('chacha20poly1305');
+  }
+  installed = platform;
+}
+
+/** Back to noble's own, for tests comparing the two. */
+export function useNoblePrimitives(): void {
+  installed = undefined;
+  platformSha256 = undefined;
+  platformAead = undefined;
+}
