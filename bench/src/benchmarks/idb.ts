@@ -1,11 +1,14 @@
 // @minca/idb in a real Chromium (Debian's, through playwright-core) beside @minca/sqlite on
-// better-sqlite3 in Node, on the same store of 100,000 versions in three collections (issue #19,
-// spec 07): opening it, reading a collection's index, one record and its head, 10,000 bodies by
-// id, counts, and commits of 100 and 1,000 versions. Each side also runs the same calls raw (raw
-// IndexedDB in the same page, raw better-sqlite3 on the same file), so the adapters' own cost
-// shows. The page is bundled here (rolldown) and served through Playwright's request routing:
-// nothing listens on a port. Bounded: the whole run gives up after MINCA_BENCH_IDB_TIMEOUT_MS.
-import { mkdtempSync, rmSync } from 'node:fs';
+// better-sqlite3 in Node, and beside @minca/sqlite over SQLite's wasm build on OPFS in a
+// dedicated worker of the same page, all on the same store of 100,000 versions in three
+// collections (issue #19, spec 07): opening it, reading a collection's index, one record and its
+// head, 10,000 bodies by id, counts, and commits of 100 and 1,000 versions. Each side also runs
+// the same calls raw (raw IndexedDB in the same page, raw better-sqlite3 on the same file, raw
+// wasm statements on the same connection), so the adapters' own cost shows. The page and worker
+// are bundled here (rolldown) and served through Playwright's request routing: nothing listens on
+// a port. Bounded: the whole run gives up after MINCA_BENCH_IDB_TIMEOUT_MS (15 minutes).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,16 +22,20 @@ import type { JobResult } from '../browser-store/jobs.js';
 import { runJobs } from '../browser-store/jobs.js';
 import type { PageResult } from '../browser-store/page.js';
 import { adapterConn, rawConn, STORE_PATH } from '../browser-store/sqlite-side.js';
+import type { WasmResult } from '../browser-store/wasm-worker.js';
 import type { Benchmark, Figure } from '../harness.js';
 
 const TIMEOUT_MS = Number(process.env.MINCA_BENCH_IDB_TIMEOUT_MS ?? 15 * 60_000);
 const ORIGIN = 'http://localhost';
-const PAGE = join(dirname(fileURLToPath(import.meta.url)), '../browser-store/page.js');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PAGE = join(HERE, '../browser-store/page.js');
+const WORKER = join(HERE, '../browser-store/wasm-worker.js');
+const WASM = createRequire(import.meta.url).resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm');
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
-/** The page's script: page.js with @minca/idb, @minca/core and idb, as one ES module. */
-async function bundle(): Promise<string> {
-  const build = await rolldown({ input: PAGE, platform: 'browser', logLevel: 'warn' });
+/** A script and what it imports (@minca/idb, @minca/core, sqlite-wasm…), as one ES module. */
+async function bundle(input: string): Promise<string> {
+  const build = await rolldown({ input, platform: 'browser', logLevel: 'warn' });
   try {
     const { output } = await build.generate({ format: 'esm' });
     return output[0].code;
@@ -58,16 +65,22 @@ async function sqliteRun(): Promise<{ fillMs: number; jobs: JobResult[] }> {
   }
 }
 
-async function browserRun(): Promise<PageResult> {
-  const script = await bundle();
-  const browser = await chromium.launch(chromiumLaunchOptions());
+async function browserRun(): Promise<{ idb: PageResult; wasm: WasmResult }> {
+  const files: Record<string, { type: string; body: string | Buffer }> = {
+    '/page.js': { type: 'text/javascript', body: await bundle(PAGE) },
+    '/wasm-worker.js': { type: 'text/javascript', body: await bundle(WORKER) },
+    '/sqlite3.wasm': { type: 'application/wasm', body: readFileSync(WASM) },
+  };
+  // A persistent context on a fresh directory: a plain launch's contexts are off the record,
+  // keeping IndexedDB and OPFS in memory, which is not what a person's browser does.
+  const profile = mkdtempSync(join(tmpdir(), 'minca-bench-idb-profile-'));
+  const context = await chromium.launchPersistentContext(profile, chromiumLaunchOptions());
   try {
-    const page = await browser.newPage();
+    const page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => log(`IndexedDB: ${m.text()}`));
     await page.route(`${ORIGIN}/**`, (route) => {
-      const { pathname } = new URL(route.request().url());
-      if (pathname === '/page.js')
-        return route.fulfill({ contentType: 'text/javascript', body: script });
+      const file = files[new URL(route.request().url()).pathname];
+      if (file) return route.fulfill({ contentType: file.type, body: file.body });
       return route.fulfill({
         contentType: 'text/html',
         body: '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/page.js"></script>',
@@ -75,11 +88,14 @@ async function browserRun(): Promise<PageResult> {
     });
     await page.goto(`${ORIGIN}/`);
     await page.waitForFunction(() => 'mincaBench' in globalThis);
-    return await page.evaluate(() =>
-      (globalThis as unknown as { mincaBench: { run(): Promise<PageResult> } }).mincaBench.run(),
-    );
+    type Page = { mincaBench: { run(): Promise<PageResult>; runWasm(): Promise<WasmResult> } };
+    const idb = await page.evaluate(() => (globalThis as unknown as Page).mincaBench.run());
+    log(`IndexedDB done; SQLite wasm on OPFS in a dedicated worker…`);
+    const wasm = await page.evaluate(() => (globalThis as unknown as Page).mincaBench.runWasm());
+    return { idb, wasm };
   } finally {
-    await browser.close();
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
   }
 }
 
@@ -98,16 +114,14 @@ const bench: Benchmark = {
   async run(): Promise<Figure[]> {
     const work = (async () => {
       const sqlite = await sqliteRun();
-      const idb = await browserRun();
-      return { sqlite, idb };
+      return { sqlite, ...(await browserRun()) };
     })();
-    const { sqlite, idb } = await Promise.race([work, deadline(TIMEOUT_MS)]);
-    log(
-      `Chromium: ${idb.userAgent}; IndexedDB store filled in ${(idb.fillMs / 1000).toFixed(1)} s`,
-    );
+    const { sqlite, idb, wasm } = await Promise.race([work, deadline(TIMEOUT_MS)]);
+    log(`Chromium: ${idb.userAgent}; SQLite wasm ${wasm.version}, journal ${wasm.journal}`);
     const figures: Figure[] = [];
     for (const job of idb.jobs) {
       const s = sqlite.jobs.find((j) => j.job === job.job)!;
+      const w = wasm.jobs.find((j) => j.job === job.job)!;
       figures.push(
         {
           name: `${job.job}: IndexedDB`,
@@ -121,14 +135,29 @@ const bench: Benchmark = {
           unit: unitOf(s),
           note: `${(s.adapter / s.raw).toFixed(2)}× raw better-sqlite3 (${fmt(s.raw)})`,
         },
+        {
+          name: `${job.job}: SQLite wasm on OPFS`,
+          value: w.adapter,
+          unit: unitOf(w),
+          note: `${(w.adapter / job.adapter).toFixed(2)}× IndexedDB; ${(w.adapter / w.raw).toFixed(2)}× raw wasm SQLite (${fmt(w.raw)})`,
+        },
       );
     }
-    figures.push({
-      name: 'filling 100,000 versions (commits of 5,000, then a first open): IndexedDB',
-      value: idb.fillMs,
-      unit: 'ms',
-      note: `${(idb.fillMs / sqlite.fillMs).toFixed(2)}× SQLite (${fmt(sqlite.fillMs)})`,
-    });
+    const filling = 'filling 100,000 versions (commits of 5,000, then a first open)';
+    figures.push(
+      {
+        name: `${filling}: IndexedDB`,
+        value: idb.fillMs,
+        unit: 'ms',
+        note: `${(idb.fillMs / sqlite.fillMs).toFixed(2)}× SQLite (${fmt(sqlite.fillMs)})`,
+      },
+      {
+        name: `${filling}: SQLite wasm on OPFS`,
+        value: wasm.fillMs,
+        unit: 'ms',
+        note: `${(wasm.fillMs / idb.fillMs).toFixed(2)}× IndexedDB`,
+      },
+    );
     return figures;
   },
 };

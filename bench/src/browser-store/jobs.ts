@@ -109,13 +109,15 @@ async function pair<T>(
 }
 
 /**
- * Runs every job over a store {@link fill} made, first through `adapter` connections, then
- * through `raw` ones, turn about. Writes come last: they add keys the counts would see.
+ * Runs every job over a store {@link fill} made, through `adapter` and `raw` connections turn
+ * about: new ones for each open, then one of each (or the two `shared` gives) for the rest.
+ * Writes come last: they add keys the counts would see.
  */
 export async function runJobs(
   adapter: () => Promise<Conn>,
   raw: () => Promise<Conn>,
   log: (line: string) => void = () => {},
+  shared: () => Promise<[Conn, Conn]> = async () => [await adapter(), await raw()],
 ): Promise<JobResult[]> {
   const all: MadeVersion[] = [...versions()];
   const likes = all.filter((v) => v.collection === 'app.like').map((v) => v.id);
@@ -135,7 +137,7 @@ export async function runJobs(
     }),
   );
   log('open done');
-  const conns: [Conn, Conn] = [await adapter(), await raw()];
+  const conns = await shared();
   try {
     out.push(
       await pair('records of 10,000', RUNS.read, 1, conns, async (c) =>

@@ -135,4 +135,18 @@ async function run(): Promise<PageResult> {
   return { userAgent: navigator.userAgent, fillMs, jobs };
 }
 
-(globalThis as unknown as { mincaBench: { run: typeof run } }).mincaBench = { run };
+/** The wasm SQLite side, in a dedicated worker of this page (wasm-worker.ts). */
+function runWasm(): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker('/wasm-worker.js', { type: 'module' });
+    worker.onmessage = ({ data }: MessageEvent<{ result?: unknown; error?: string }>) => {
+      worker.terminate();
+      if (data.error !== undefined) reject(new Error(data.error));
+      else resolve(data.result);
+    };
+    worker.onerror = (event) => reject(new Error(`the wasm worker failed: ${event.message}`));
+    worker.postMessage('run');
+  });
+}
+
+(globalThis as unknown as { mincaBench: unknown }).mincaBench = { run, runWasm };
