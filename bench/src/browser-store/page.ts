@@ -121,6 +121,30 @@ export interface PageResult {
   userAgent: string;
   fillMs: number;
   jobs: JobResult[];
+  /** Median ms of a one-put commit, raw, by transaction durability. */
+  durability: Record<IDBTransactionDurability, number>;
+}
+
+/** Medians of 21 one-put commits at each durability, turn about: what each waits for. */
+async function durabilities(): Promise<Record<IDBTransactionDurability, number>> {
+  const db = await request(indexedDB.open(DATABASE, 4));
+  const kinds: IDBTransactionDurability[] = ['default', 'relaxed', 'strict'];
+  const times = new Map(kinds.map((k) => [k, [] as number[]]));
+  for (let i = 0; i < 21; i++) {
+    for (const durability of kinds) {
+      const start = performance.now();
+      const tx = db.transaction('kv', 'readwrite', { durability });
+      tx.objectStore('kv').put(new ArrayBuffer(360), `d/${durability}/${i}`);
+      await done(tx);
+      times.get(durability)!.push(performance.now() - start);
+    }
+  }
+  db.close();
+  const median = (t: number[]) => t.sort((a, b) => a - b)[t.length >> 1]!;
+  return Object.fromEntries(kinds.map((k) => [k, median(times.get(k)!)])) as Record<
+    IDBTransactionDurability,
+    number
+  >;
 }
 
 async function run(): Promise<PageResult> {
@@ -131,8 +155,9 @@ async function run(): Promise<PageResult> {
   await stores.close!();
   const fillMs = performance.now() - start;
   const jobs = await runJobs(adapterConn, rawConn, (line) => console.log(line));
+  const durability = await durabilities();
   await request(indexedDB.deleteDatabase(DATABASE));
-  return { userAgent: navigator.userAgent, fillMs, jobs };
+  return { userAgent: navigator.userAgent, fillMs, jobs, durability };
 }
 
 /** The wasm SQLite side, in a dedicated worker of this page (wasm-worker.ts). */
