@@ -65,7 +65,7 @@ async function sqliteRun(): Promise<{ fillMs: number; jobs: JobResult[] }> {
   }
 }
 
-async function browserRun(): Promise<{ idb: PageResult; wasm: WasmResult }> {
+async function browserRun(until: Promise<never>): Promise<{ idb: PageResult; wasm: WasmResult }> {
   const files: Record<string, { type: string; body: string | Buffer }> = {
     '/page.js': { type: 'text/javascript', body: await bundle(PAGE) },
     '/wasm-worker.js': { type: 'text/javascript', body: await bundle(WORKER) },
@@ -89,9 +89,16 @@ async function browserRun(): Promise<{ idb: PageResult; wasm: WasmResult }> {
     await page.goto(`${ORIGIN}/`);
     await page.waitForFunction(() => 'mincaBench' in globalThis);
     type Page = { mincaBench: { run(): Promise<PageResult>; runWasm(): Promise<WasmResult> } };
-    const idb = await page.evaluate(() => (globalThis as unknown as Page).mincaBench.run());
+    // Raced against the deadline here, so a run that hangs still closes the browser below.
+    const idb = await Promise.race([
+      page.evaluate(() => (globalThis as unknown as Page).mincaBench.run()),
+      until,
+    ]);
     log(`IndexedDB done; SQLite wasm on OPFS in a dedicated worker…`);
-    const wasm = await page.evaluate(() => (globalThis as unknown as Page).mincaBench.runWasm());
+    const wasm = await Promise.race([
+      page.evaluate(() => (globalThis as unknown as Page).mincaBench.runWasm()),
+      until,
+    ]);
     return { idb, wasm };
   } finally {
     await context.close();
@@ -99,11 +106,14 @@ async function browserRun(): Promise<{ idb: PageResult; wasm: WasmResult }> {
   }
 }
 
-/** Rejects after `ms`, for a run that hangs; the timer never holds the process open. */
-function deadline(ms: number): Promise<never> {
-  return new Promise((_, reject) => {
-    setTimeout(() => reject(new Error(`the idb benchmark took over ${ms / 1000} s`)), ms).unref();
+/** A promise that rejects after `ms`, for a run that hangs, and a way to call it off. */
+function deadline(ms: number): { until: Promise<never>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const until = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the idb benchmark took over ${ms / 1000} s`)), ms);
   });
+  until.catch(() => {}); // rejected only while raced; never unhandled
+  return { until, clear: () => clearTimeout(timer) };
 }
 
 const fmt = (ms: number) => (ms >= 10 ? ms.toFixed(0) : ms.toPrecision(2));
@@ -112,11 +122,16 @@ const unitOf = (job: JobResult) => (job.ops > 1 ? 'ms per record' : 'ms');
 const bench: Benchmark = {
   name: 'idb',
   async run(): Promise<Figure[]> {
-    const work = (async () => {
-      const sqlite = await sqliteRun();
-      return { sqlite, ...(await browserRun()) };
-    })();
-    const { sqlite, idb, wasm } = await Promise.race([work, deadline(TIMEOUT_MS)]);
+    const { until, clear } = deadline(TIMEOUT_MS);
+    let sqlite: Awaited<ReturnType<typeof sqliteRun>>;
+    let browser: Awaited<ReturnType<typeof browserRun>>;
+    try {
+      sqlite = await Promise.race([sqliteRun(), until]);
+      browser = await browserRun(until);
+    } finally {
+      clear();
+    }
+    const { idb, wasm } = browser;
     log(`Chromium: ${idb.userAgent}; SQLite wasm ${wasm.version}, journal ${wasm.journal}`);
     const figures: Figure[] = [];
     for (const job of idb.jobs) {
