@@ -1,170 +1,186 @@
-// @minca/idb under fake-indexeddb in Node: 10,000 version puts in batches of 100, and a cold
-// open reading 10,000 entries, each beside raw idb calls doing the same on the same fake
-// IndexedDB in the same run, so the ratio is the adapter's own cost.
-import 'fake-indexeddb/auto';
+// @minca/idb in a real Chromium (Debian's, through playwright-core) beside @minca/sqlite on
+// better-sqlite3 in Node, and beside @minca/sqlite over SQLite's wasm build on OPFS in a
+// dedicated worker of the same page, all on the same store of 100,000 versions in three
+// collections (issue #19, spec 07): opening it, reading a collection's index, one record and its
+// head, 10,000 bodies by id, counts, and commits of 100 and 1,000 versions. Each side also runs
+// the same calls raw (raw IndexedDB in the same page, raw better-sqlite3 on the same file, raw
+// wasm statements on the same connection), so the adapters' own cost shows. The page and worker
+// are bundled here (rolldown) and served through Playwright's request routing: nothing listens on
+// a port. Bounded: the whole run gives up after MINCA_BENCH_IDB_TIMEOUT_MS (15 minutes).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { indexedDBStores } from '@minca/idb';
-import { type Benchmark, type Figure, median } from '../harness.js';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sqliteStores } from '@minca/sqlite';
+import { chromiumLaunchOptions } from '@minca/test-chromium';
+import Database from 'better-sqlite3';
+import { chromium } from 'playwright-core';
+import { rolldown } from 'rolldown';
+import { fill } from '../browser-store/dataset.js';
+import type { JobResult } from '../browser-store/jobs.js';
+import { runJobs } from '../browser-store/jobs.js';
+import type { PageResult } from '../browser-store/page.js';
+import { adapterConn, rawConn, STORE_PATH } from '../browser-store/sqlite-side.js';
+import type { WasmResult } from '../browser-store/wasm-worker.js';
+import type { Benchmark, Figure } from '../harness.js';
 
-const COUNT = 10_000;
-const BATCH = 100;
-const BODY_BYTES = 200;
-const RUNS = 7;
+const TIMEOUT_MS = Number(process.env.MINCA_BENCH_IDB_TIMEOUT_MS ?? 15 * 60_000);
+const ORIGIN = 'http://localhost';
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PAGE = join(HERE, '../browser-store/page.js');
+const WORKER = join(HERE, '../browser-store/wasm-worker.js');
+const WASM = createRequire(import.meta.url).resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm');
+const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
-/** The part of idb's API the baseline uses (idb is @minca/idb's dependency, not the bench's). */
-interface RawTransaction {
-  objectStore(name: string): {
-    put(value: unknown, key: string): Promise<unknown>;
-    getAll(): Promise<unknown[]>;
-    getAllKeys(): Promise<string[]>;
+/** A script and what it imports (@minca/idb, @minca/core, sqlite-wasm…), as one ES module. */
+async function bundle(input: string): Promise<string> {
+  const build = await rolldown({ input, platform: 'browser', logLevel: 'warn' });
+  try {
+    const { output } = await build.generate({ format: 'esm' });
+    return output[0].code;
+  } finally {
+    await build.close();
+  }
+}
+
+async function sqliteRun(): Promise<{ fillMs: number; jobs: JobResult[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'minca-bench-idb-'));
+  try {
+    const file = join(dir, 'stores.sqlite');
+    const start = performance.now();
+    const db = new Database(file);
+    await fill(await sqliteStores(db).open(STORE_PATH));
+    db.close();
+    const fillMs = performance.now() - start;
+    log(`SQLite store filled in ${(fillMs / 1000).toFixed(1)} s`);
+    const jobs = await runJobs(
+      () => adapterConn(file),
+      () => rawConn(file),
+      (line) => log(`SQLite: ${line}`),
+    );
+    return { fillMs, jobs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function browserRun(until: Promise<never>): Promise<{ idb: PageResult; wasm: WasmResult }> {
+  const files: Record<string, { type: string; body: string | Buffer }> = {
+    '/page.js': { type: 'text/javascript', body: await bundle(PAGE) },
+    '/wasm-worker.js': { type: 'text/javascript', body: await bundle(WORKER) },
+    '/sqlite3.wasm': { type: 'application/wasm', body: readFileSync(WASM) },
   };
-  done: Promise<void>;
-}
-interface RawDatabase {
-  transaction(names: string | string[], mode?: 'readonly' | 'readwrite'): RawTransaction;
-  createObjectStore(name: string): unknown;
-  close(): void;
-}
-interface Idb {
-  openDB(
-    name: string,
-    version: number,
-    callbacks: { upgrade(db: RawDatabase): void },
-  ): Promise<RawDatabase>;
-  deleteDB(name: string): Promise<void>;
+  // A persistent context on a fresh directory: a plain launch's contexts are off the record,
+  // keeping IndexedDB and OPFS in memory, which is not what a person's browser does.
+  const profile = mkdtempSync(join(tmpdir(), 'minca-bench-idb-profile-'));
+  const context = await chromium.launchPersistentContext(profile, chromiumLaunchOptions());
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => log(`IndexedDB: ${m.text()}`));
+    await page.route(`${ORIGIN}/**`, (route) => {
+      const file = files[new URL(route.request().url()).pathname];
+      if (file) return route.fulfill({ contentType: file.type, body: file.body });
+      return route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/page.js"></script>',
+      });
+    });
+    await page.goto(`${ORIGIN}/`);
+    await page.waitForFunction(() => 'mincaBench' in globalThis);
+    type Page = { mincaBench: { run(): Promise<PageResult>; runWasm(): Promise<WasmResult> } };
+    // Raced against the deadline here, so a run that hangs still closes the browser below.
+    const idb = await Promise.race([
+      page.evaluate(() => (globalThis as unknown as Page).mincaBench.run()),
+      until,
+    ]);
+    log(`IndexedDB done; SQLite wasm on OPFS in a dedicated worker…`);
+    const wasm = await Promise.race([
+      page.evaluate(() => (globalThis as unknown as Page).mincaBench.runWasm()),
+      until,
+    ]);
+    return { idb, wasm };
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
 }
 
-const idbFrom = createRequire(createRequire(import.meta.url).resolve('@minca/idb'));
-const idb = idbFrom('idb') as Idb;
-
-const id = (i: number) => i.toString(16).padStart(64, '0');
-const body = (i: number) => new Uint8Array(BODY_BYTES).fill(i & 0xff);
-let serial = 0;
-
-async function rawOpen(name: string): Promise<RawDatabase> {
-  return idb.openDB(name, 4, {
-    upgrade(db) {
-      db.createObjectStore('kv');
-      db.createObjectStore('versions');
-    },
+/** A promise that rejects after `ms`, for a run that hangs, and a way to call it off. */
+function deadline(ms: number): { until: Promise<never>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const until = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the idb benchmark took over ${ms / 1000} s`)), ms);
   });
+  until.catch(() => {}); // rejected only while raced; never unhandled
+  return { until, clear: () => clearTimeout(timer) };
 }
 
-/** The adapter: 100 commits of 100 versions each, every commit one transaction. */
-async function adapterPuts(): Promise<void> {
-  const prefix = `bench-${serial++}`;
-  const store = await indexedDBStores(prefix).open('spaces/s');
-  for (let i = 0; i < COUNT; i += BATCH) {
-    const versions = Array.from({ length: BATCH }, (_, j) => [id(i + j), body(i + j)] as const);
-    await store.commit!({ versions, entries: [], deleteVersions: [] });
-  }
-  await store.close!();
-  await idb.deleteDB(`${prefix}:spaces:s`);
-}
-
-/** Raw idb: the same 100 transactions of 100 puts of an ArrayBuffer copy. */
-async function rawPuts(): Promise<void> {
-  const name = `raw-${serial++}`;
-  const db = await rawOpen(name);
-  for (let i = 0; i < COUNT; i += BATCH) {
-    const tx = db.transaction('versions', 'readwrite');
-    const store = tx.objectStore('versions');
-    const puts: Array<Promise<unknown>> = [];
-    for (let j = 0; j < BATCH; j++) puts.push(store.put(body(i + j).buffer, id(i + j)));
-    await Promise.all([...puts, tx.done]);
-  }
-  db.close();
-  await idb.deleteDB(name);
-}
-
-/** Fills a store's entries once, for the cold-open reads. */
-async function fillEntries(prefix: string): Promise<void> {
-  const store = await indexedDBStores(prefix).open('spaces/s');
-  for (let i = 0; i < COUNT; i += 1_000) {
-    const writes = Array.from({ length: 1_000 }, (_, j) => ({
-      key: `v/app.post/${id(i + j)}`,
-      value: body(i + j),
-    }));
-    await store.batch(writes);
-  }
-  await store.close!();
-}
-
-async function adapterColdOpen(prefix: string): Promise<void> {
-  const store = await indexedDBStores(prefix).open('spaces/s');
-  const entries = await store.entries!('');
-  if (entries.length !== COUNT) throw new Error(`read ${entries.length} entries`);
-  await store.close!();
-}
-
-async function rawColdOpen(name: string): Promise<void> {
-  const db = await rawOpen(name);
-  const store = db.transaction('kv').objectStore('kv');
-  const [keys, values] = await Promise.all([store.getAllKeys(), store.getAll()]);
-  const entries = keys.map((key, i) => [key, new Uint8Array(values[i] as ArrayBuffer)]);
-  if (entries.length !== COUNT) throw new Error(`read ${entries.length} entries`);
-  db.close();
-}
-
-async function timed(fn: () => Promise<void>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-/**
- * Median ms of `adapter` and of `raw`, run turn about (after one warm-up each), so drift on a
- * shared machine falls on both sides alike.
- */
-async function medianPair(
-  adapter: () => Promise<void>,
-  raw: () => Promise<void>,
-): Promise<[number, number]> {
-  await adapter();
-  await raw();
-  const a: number[] = [];
-  const r: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    a.push(await timed(adapter));
-    r.push(await timed(raw));
-  }
-  return [median(a), median(r)];
-}
-
-function ratio(ms: number, baseline: number): string {
-  return `${(ms / baseline).toFixed(2)}× raw idb (${baseline.toFixed(0)} ms)`;
-}
+const fmt = (ms: number) => (ms >= 10 ? ms.toFixed(0) : ms.toPrecision(2));
+const unitOf = (job: JobResult) => (job.ops > 1 ? 'ms per record' : 'ms');
 
 const bench: Benchmark = {
   name: 'idb',
   async run(): Promise<Figure[]> {
-    const [putsAdapter, putsRaw] = await medianPair(adapterPuts, rawPuts);
-    const prefix = 'bench-cold';
-    await fillEntries(prefix);
-    const [coldAdapter, coldRaw] = await medianPair(
-      () => adapterColdOpen(prefix),
-      () => rawColdOpen(`${prefix}:spaces:s`),
+    const { until, clear } = deadline(TIMEOUT_MS);
+    let sqlite: Awaited<ReturnType<typeof sqliteRun>>;
+    let browser: Awaited<ReturnType<typeof browserRun>>;
+    try {
+      sqlite = await Promise.race([sqliteRun(), until]);
+      browser = await browserRun(until);
+    } finally {
+      clear();
+    }
+    const { idb, wasm } = browser;
+    log(`Chromium: ${idb.userAgent}; SQLite wasm ${wasm.version}, journal ${wasm.journal}`);
+    const figures: Figure[] = [];
+    for (const job of idb.jobs) {
+      const s = sqlite.jobs.find((j) => j.job === job.job)!;
+      const w = wasm.jobs.find((j) => j.job === job.job)!;
+      figures.push(
+        {
+          name: `${job.job}: IndexedDB`,
+          value: job.adapter,
+          unit: unitOf(job),
+          note: `${(job.adapter / s.adapter).toFixed(2)}× SQLite (${fmt(s.adapter)}); ${(job.adapter / job.raw).toFixed(2)}× raw IndexedDB (${fmt(job.raw)})`,
+        },
+        {
+          name: `${job.job}: SQLite`,
+          value: s.adapter,
+          unit: unitOf(s),
+          note: `${(s.adapter / s.raw).toFixed(2)}× raw better-sqlite3 (${fmt(s.raw)})`,
+        },
+        {
+          name: `${job.job}: SQLite wasm on OPFS`,
+          value: w.adapter,
+          unit: unitOf(w),
+          note: `${(w.adapter / job.adapter).toFixed(2)}× IndexedDB; ${(w.adapter / w.raw).toFixed(2)}× raw wasm SQLite (${fmt(w.raw)})`,
+        },
+      );
+    }
+    for (const [durability, ms] of Object.entries(idb.durability))
+      figures.push({
+        name: `one-put commit, durability ${durability}: raw IndexedDB`,
+        value: ms,
+        unit: 'ms',
+        note: `${(ms / idb.durability.strict).toFixed(2)}× strict`,
+      });
+    const filling = 'filling 100,000 versions (commits of 5,000, then a first open)';
+    figures.push(
+      {
+        name: `${filling}: IndexedDB`,
+        value: idb.fillMs,
+        unit: 'ms',
+        note: `${(idb.fillMs / sqlite.fillMs).toFixed(2)}× SQLite (${fmt(sqlite.fillMs)})`,
+      },
+      {
+        name: `${filling}: SQLite wasm on OPFS`,
+        value: wasm.fillMs,
+        unit: 'ms',
+        note: `${(wasm.fillMs / idb.fillMs).toFixed(2)}× IndexedDB`,
+      },
     );
-    await idb.deleteDB(`${prefix}:spaces:s`);
-    return [
-      {
-        name: `${COUNT} version puts, ${BATCH} per commit (fake-indexeddb)`,
-        value: putsAdapter,
-        unit: 'ms',
-        note: ratio(putsAdapter, putsRaw),
-      },
-      {
-        name: `version puts (fake-indexeddb)`,
-        value: COUNT / (putsAdapter / 1000),
-        unit: 'versions/s',
-      },
-      {
-        name: `cold open + entries() of ${COUNT} (fake-indexeddb)`,
-        value: coldAdapter,
-        unit: 'ms',
-        note: ratio(coldAdapter, coldRaw),
-      },
-    ];
+    return figures;
   },
 };
 export default bench;

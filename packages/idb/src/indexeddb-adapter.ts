@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
  * One store over one IndexedDB database: entries in object store `kv`, version bodies in
- * `versions`. Every call is one transaction, and inside it nothing is awaited but that
- * transaction's own requests, so it never commits early (idb's "transaction lifetime" rule).
+ * `versions`. Every call is one transaction, with raw requests and one promise for the whole
+ * transaction (transactions.ts); inside it nothing is awaited but its own requests, so it never
+ * commits early.
  */
 import {
   assertBodyBytes,
@@ -16,54 +17,38 @@ import {
   type StorageAdapter,
   type VersionKey,
 } from '@minca/core';
-import type { IDBPDatabase } from 'idb';
-import type { StoreSchema } from './open-database.js';
 import { type KeyRangeFactory, prefixRange } from './prefix-range.js';
 import { fromStored, toStored } from './stored-bytes.js';
+import { read, write } from './transactions.js';
 
 function checkKey(key: string, what = 'key'): void {
   if (typeof key !== 'string') throw new TypeError(`${what} must be a string`);
 }
 
-type Database = IDBPDatabase<StoreSchema>;
-
-/**
- * Queues a write transaction's requests, then waits for all of them and for the commit. Each
- * request's promise is awaited too, so a failed one is never an unhandled rejection. A request
- * that throws as it is queued (a value that can't be cloned) aborts the transaction, so what
- * was queued before it does not land alone.
- */
-function writeAll(
-  tx: { done: Promise<void>; abort(): void },
-  queue: (requests: Array<Promise<unknown>>) => void,
-): Promise<unknown> {
-  const requests: Array<Promise<unknown>> = [];
-  try {
-    queue(requests);
-  } catch (error) {
-    for (const request of [...requests, tx.done]) request.catch(() => {});
-    try {
-      tx.abort();
-    } catch {
-      // Already finished or aborting: either way nothing queued here commits.
-    }
-    throw error;
-  }
-  requests.push(tx.done);
-  return Promise.all(requests);
+/** `getAllRecords` (Chromium 141 and later): keys and values in one request, not two. */
+interface RecordsStore {
+  getAllRecords(options: {
+    query?: IDBKeyRange;
+  }): IDBRequest<Array<{ key: IDBValidKey; value: unknown }>>;
 }
+const hasRecords = (store: IDBObjectStore): store is IDBObjectStore & RecordsStore =>
+  typeof (store as Partial<RecordsStore>).getAllRecords === 'function';
+
+/** An entry's value as read: bytes, or `corrupt` when the store holds something else. */
+const entryValue = (key: IDBValidKey, value: unknown) =>
+  fromStored(value, `entry ${JSON.stringify(key)}`)!;
 
 /** A {@link StorageAdapter} over an open store database. Made by `indexedDBStores`. */
 export class IndexedDBAdapter implements StorageAdapter {
   /** The database's name, for messages. */
   readonly name: string;
-  readonly #db: Database;
+  readonly #db: IDBDatabase;
   readonly #keyRange: KeyRangeFactory;
   /** Why the store is closed, once it is. */
   #closed: string | undefined;
   readonly #onClose: () => void;
 
-  constructor(name: string, db: Database, keyRange: KeyRangeFactory, onClose: () => void) {
+  constructor(name: string, db: IDBDatabase, keyRange: KeyRangeFactory, onClose: () => void) {
     this.name = name;
     this.#db = db;
     this.#keyRange = keyRange;
@@ -77,13 +62,13 @@ export class IndexedDBAdapter implements StorageAdapter {
     this.#onClose();
   }
 
-  #open(): Database {
+  #open(): IDBDatabase {
     if (this.#closed !== undefined) throw new MincaError('closed', this.#closed);
     return this.#db;
   }
 
   /** Runs one transaction's work, turning what IndexedDB throws into a MincaError. */
-  async #run<T>(what: string, work: (db: Database) => Promise<T>): Promise<T> {
+  async #run<T>(what: string, work: (db: IDBDatabase) => Promise<T>): Promise<T> {
     const db = this.#open();
     try {
       return await work(db);
@@ -103,7 +88,9 @@ export class IndexedDBAdapter implements StorageAdapter {
 
   async get(key: string): Promise<Uint8Array | undefined> {
     checkKey(key);
-    const value = await this.#run('get', (db) => db.get('kv', key));
+    const [value] = await this.#run('get', (db) =>
+      read(db.transaction('kv'), (tx) => [tx.objectStore('kv').get(key)]),
+    );
     return fromStored(value, `entry ${JSON.stringify(key)}`);
   }
 
@@ -111,45 +98,64 @@ export class IndexedDBAdapter implements StorageAdapter {
     checkKey(prefix, 'prefix');
     const range = prefixRange(this.#keyRange, prefix);
     // IndexedDB orders string keys by UTF-16 code units, which is the contract's order.
-    return this.#run('list', (db) => db.getAllKeys('kv', range));
+    const [keys] = await this.#run('list', (db) =>
+      read(db.transaction('kv'), (tx) => [tx.objectStore('kv').getAllKeys(range)]),
+    );
+    return keys as string[];
   }
 
   async count(prefix: string): Promise<number> {
     checkKey(prefix, 'prefix');
     const range = prefixRange(this.#keyRange, prefix);
-    return this.#run('count', (db) => db.count('kv', range));
+    const [n] = await this.#run('count', (db) =>
+      read(db.transaction('kv'), (tx) => [tx.objectStore('kv').count(range)]),
+    );
+    return n as number;
   }
 
   async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
     checkKey(prefix, 'prefix');
     const range = prefixRange(this.#keyRange, prefix);
-    const [keys, values] = await this.#run('entries', (db) => {
+    return this.#run('entries', async (db) => {
+      const store = db.transaction('kv').objectStore('kv');
+      if (hasRecords(store)) {
+        // One request for keys and values: about twice as fast as two in Chromium (bench idb).
+        const [records] = await read(store.transaction, () => [
+          store.getAllRecords({ query: range }),
+        ]);
+        return (records as Array<{ key: IDBValidKey; value: unknown }>).map(
+          ({ key, value }) => [key as string, entryValue(key, value)] as [string, Uint8Array],
+        );
+      }
       // Both reads in one readonly transaction see the same state, in the same key order.
-      const store = db.transaction('kv').store;
-      return Promise.all([store.getAllKeys(range), store.getAll(range)]);
+      const [keys, values] = (await read(store.transaction, () => [
+        store.getAllKeys(range),
+        store.getAll(range),
+      ])) as [string[], unknown[]];
+      return keys.map((key, i) => [key, entryValue(key, values[i])] as [string, Uint8Array]);
     });
-    return keys.map((key, i) => [key, fromStored(values[i], `entry ${JSON.stringify(key)}`)!]);
   }
 
   async batch(writes: readonly EntryWrite[]): Promise<void> {
     assertWrites(writes);
     this.#open();
     if (writes.length === 0) return;
-    await this.#run('batch', (db) => {
-      const tx = db.transaction('kv', 'readwrite');
-      return writeAll(tx, (requests) => {
+    await this.#run('batch', (db) =>
+      write(db.transaction('kv', 'readwrite'), (tx) => {
+        const kv = tx.objectStore('kv');
         for (const { key, value } of writes) {
-          requests.push(
-            value === undefined ? tx.store.delete(key) : tx.store.put(toStored(value), key),
-          );
+          if (value === undefined) kv.delete(key);
+          else kv.put(toStored(value), key);
         }
-      });
-    });
+      }),
+    );
   }
 
   async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
     assertVersionKey(id);
-    const body = await this.#run('getVersion', (db) => db.get('versions', id));
+    const [body] = await this.#run('getVersion', (db) =>
+      read(db.transaction('versions'), (tx) => [tx.objectStore('versions').get(id)]),
+    );
     return fromStored(body, `version ${id}`);
   }
 
@@ -158,25 +164,30 @@ export class IndexedDBAdapter implements StorageAdapter {
     ids.forEach(assertVersionKey);
     this.#open();
     if (ids.length === 0) return [];
-    const bodies = await this.#run('getVersions', (db) => {
-      const store = db.transaction('versions').store;
-      return Promise.all(ids.map((id) => store.get(id)));
-    });
+    const bodies = await this.#run('getVersions', (db) =>
+      read(db.transaction('versions'), (tx) => {
+        const store = tx.objectStore('versions');
+        return ids.map((id) => store.get(id));
+      }),
+    );
     return bodies.map((body, i) => fromStored(body, `version ${ids[i]}`));
   }
 
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
     assertVersionKey(id);
     assertBodyBytes(body);
-    await this.#run('putVersion', (db) => {
-      const tx = db.transaction('versions', 'readwrite');
-      return writeAll(tx, (requests) => requests.push(tx.store.put(toStored(body), id)));
-    });
+    await this.#run('putVersion', (db) =>
+      write(db.transaction('versions', 'readwrite'), (tx) =>
+        tx.objectStore('versions').put(toStored(body), id),
+      ),
+    );
   }
 
   async deleteVersion(id: VersionKey): Promise<void> {
     assertVersionKey(id);
-    await this.#run('deleteVersion', (db) => db.delete('versions', id));
+    await this.#run('deleteVersion', (db) =>
+      write(db.transaction('versions', 'readwrite'), (tx) => tx.objectStore('versions').delete(id)),
+    );
   }
 
   async commit(commit: Commit): Promise<void> {
@@ -184,19 +195,19 @@ export class IndexedDBAdapter implements StorageAdapter {
     this.#open();
     const { versions, entries, deleteVersions } = commit;
     if (versions.length + entries.length + deleteVersions.length === 0) return;
-    await this.#run('commit', (db) => {
-      const tx = db.transaction(['kv', 'versions'], 'readwrite');
-      const kv = tx.objectStore('kv');
-      const bodies = tx.objectStore('versions');
-      // Requests run in order: bodies, then the entries naming them, then the deletes.
-      return writeAll(tx, (requests) => {
-        for (const [id, body] of versions) requests.push(bodies.put(toStored(body), id));
+    await this.#run('commit', (db) =>
+      write(db.transaction(['kv', 'versions'], 'readwrite'), (tx) => {
+        const kv = tx.objectStore('kv');
+        const bodies = tx.objectStore('versions');
+        // Requests run in order: bodies, then the entries naming them, then the deletes.
+        for (const [id, body] of versions) bodies.put(toStored(body), id);
         for (const { key, value } of entries) {
-          requests.push(value === undefined ? kv.delete(key) : kv.put(toStored(value), key));
+          if (value === undefined) kv.delete(key);
+          else kv.put(toStored(value), key);
         }
-        for (const id of deleteVersions) requests.push(bodies.delete(id));
-      });
-    });
+        for (const id of deleteVersions) bodies.delete(id);
+      }),
+    );
   }
 
   /** Closes the connection. Transactions already started still finish. Closing twice is fine. */

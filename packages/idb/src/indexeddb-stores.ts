@@ -10,15 +10,15 @@ import type { KeyRangeFactory } from './prefix-range.js';
 export interface IndexedDBStoresOptions {
   /**
    * The IndexedDB factory to open databases with; `globalThis.indexedDB` by default. Tests pass
-   * a fresh `new IDBFactory()` from fake-indexeddb. idb still needs the IndexedDB classes
-   * (`IDBRequest`, `IDBKeyRange`, …) as globals, so in Node import `fake-indexeddb/auto` too.
+   * a fresh `new IDBFactory()` from fake-indexeddb. The IndexedDB classes (`IDBRequest`,
+   * `IDBKeyRange`, …) must be globals too, so in Node import `fake-indexeddb/auto` as well.
    */
   indexedDB?: IDBFactory;
   /** A body cache every store of the factory shares, instead of one each. */
   bodyCache?: BodyCache;
 }
 
-/** The globals idb's wrappers test `instanceof` against, besides `IDBKeyRange`. */
+/** The classes of a whole IndexedDB, which must be globals: key ranges are made with one. */
 const IDB_CLASSES = [
   'IDBRequest',
   'IDBDatabase',

@@ -1,18 +1,9 @@
 /// <reference lib="dom" />
 /** Opens one store's database at the current version, emptying one made at an earlier version. */
 import { MincaError } from '@minca/core';
-import { type DBSchema, type IDBPDatabase, wrap } from 'idb';
 
 /** The version every store database is at. Opening one made at an earlier version empties it. */
 export const DATABASE_VERSION = 4;
-
-/** The object stores of a store database. Both are keyed by string, out of line. */
-export interface StoreSchema extends DBSchema {
-  /** Entries: string keys to ArrayBuffer values. */
-  kv: { key: string; value: ArrayBuffer };
-  /** Version bodies by id (64 lowercase hex). */
-  versions: { key: string; value: ArrayBuffer };
-}
 
 /** What an open database tells its owner after opening. */
 export interface DatabaseEvents {
@@ -29,8 +20,8 @@ function describe(error: unknown): string {
 }
 
 /**
- * Opens `name` at {@link DATABASE_VERSION} through `factory`. It opens the request itself and
- * wraps the connection with idb's `wrap`, since idb's `openDB` always uses the global factory.
+ * Opens `name` at {@link DATABASE_VERSION} through `factory`. Its object stores, both keyed by
+ * string out of line: `kv` (entries, ArrayBuffer values) and `versions` (bodies by id).
  *
  * @throws MincaError `storage` when the open fails (a newer version is on disk, the browser
  * refuses) or is blocked: a connection elsewhere (another tab) holds an earlier version open
@@ -41,7 +32,7 @@ export function openStoreDatabase(
   factory: IDBFactory,
   name: string,
   events: DatabaseEvents,
-): Promise<IDBPDatabase<StoreSchema>> {
+): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (error: MincaError) => {
@@ -102,7 +93,7 @@ export function openStoreDatabase(
         events.lost('another connection is upgrading or deleting it');
       };
       db.onclose = () => events.lost('the browser closed it');
-      resolve(wrap(db) as unknown as IDBPDatabase<StoreSchema>);
+      resolve(db);
     };
   });
 }

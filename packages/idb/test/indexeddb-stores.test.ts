@@ -330,6 +330,25 @@ describe('storage', () => {
     db.close();
   });
 
+  it('entries() answers the same where getAllRecords is missing (browsers before it)', async () => {
+    const store = await indexedDBStores('minca', { indexedDB: new IDBFactory() }).open('registry');
+    const keys = ['a', 'a/1', 'a/2', 'a\uffff\uffff', 'ab', 'b'];
+    await store.batch(keys.map((key, i) => ({ key, value: bytes(i, i) })));
+    const proto = IDBObjectStore.prototype as { getAllRecords?: unknown };
+    expect(typeof proto.getAllRecords).toBe('function');
+    const withRecords = [await store.entries!('a'), await store.entries!('')];
+    const saved = proto.getAllRecords;
+    delete proto.getAllRecords;
+    try {
+      expect([await store.entries!('a'), await store.entries!('')]).toEqual(withRecords);
+    } finally {
+      proto.getAllRecords = saved;
+    }
+    expect(withRecords[0]!.map(([key]) => key)).toEqual(['a', 'a/1', 'a/2', 'ab', 'a\uffff\uffff']);
+    expect(withRecords[1]![5]).toEqual(['b', bytes(5, 5)]);
+    await store.close!();
+  });
+
   it('shares the body cache it was given', () => {
     const bodyCache = new LruBodyCache(10);
     expect(indexedDBStores('minca', { indexedDB: new IDBFactory(), bodyCache }).bodyCache).toBe(
