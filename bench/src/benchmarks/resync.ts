@@ -15,14 +15,12 @@
 // The million versions already held are written as the index entries a store reads when it
 // opens (record, timestamp, author); making and signing a million versions would take minutes
 // and nothing in a re-sync reads their bodies.
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createVersion,
   decodeVersion,
-  encodeCbor,
   randomId,
   randomKey,
   SigningKey,
@@ -35,12 +33,12 @@ import { Negentropy, type NegentropySnapshot, NegentropyStorage } from '@minca/c
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { type Benchmark, type Figure, median } from '../harness.js';
+import { BASE_MS, fillIndex } from '../index-fill.js';
 
 const COUNT = Number(process.env.MINCA_BENCH_RESYNC_VERSIONS ?? 1_000_000);
 const ROUNDS = Number(process.env.MINCA_BENCH_RESYNC_ROUNDS ?? 5);
 const COLLECTION = 'app.log';
 const PATH = 'spaces/resync';
-const BASE_MS = 1_700_000_000_000;
 /** As the sync engine's NEGENTROPY_FRAME_LIMIT. */
 const FRAME_LIMIT = 512 * 1024;
 const hex = (id: Uint8Array) => Buffer.from(id).toString('hex');
@@ -60,24 +58,6 @@ const rebuilt: SetOf = (store) =>
     return set;
   });
 const kept: SetOf = (store) => store.syncSet(COLLECTION);
-
-/** Writes the index of COUNT versions into a new store at `file`. */
-async function fill(file: string, author: string): Promise<void> {
-  const db = new Database(file);
-  const adapter = await sqliteStores(db).open(PATH);
-  const batch = 20_000;
-  for (let first = 0; first < COUNT; first += batch) {
-    const entries = [];
-    for (let i = first; i < Math.min(COUNT, first + batch); i++) {
-      const id = createHash('sha256').update(`resync/${i}`).digest('hex');
-      const meta = { r: `r${i}`, p: [], t: BASE_MS + i * 1000, a: author, f: [], d: false };
-      entries.push({ key: versionIndexKey(COLLECTION, meta.r, id), value: encodeCbor(meta) });
-    }
-    await adapter.batch(entries);
-  }
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-}
 
 /** CPU ms (user + system, every thread of the process) that `fn` takes. */
 async function cpu<T>(fn: () => T | Promise<T>): Promise<[T, number]> {
@@ -144,7 +124,13 @@ const bench: Benchmark = {
       const spaceKey = randomKey();
       const space = randomId();
       const started = performance.now();
-      await fill(join(dir, 'a.sqlite'), key.did);
+      await fillIndex(join(dir, 'a.sqlite'), {
+        path: PATH,
+        count: COUNT,
+        seed: 'resync',
+        author: key.did,
+        key: (record, id) => versionIndexKey(COLLECTION, record, id),
+      });
       copyFileSync(join(dir, 'a.sqlite'), join(dir, 'b.sqlite'));
       const open = async (name: string) => {
         const db = new Database(join(dir, name));

@@ -10,22 +10,21 @@
 //   version.
 // The limit beside them, in the same run: reading every index entry's bytes from the database
 // (the raw read an open over the whole index cannot beat).
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { encodeCbor, SigningKey, Store } from '@minca/core';
+import { SigningKey, Store } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { type Benchmark, type Figure, median } from '../harness.js';
+import { fillIndex } from '../index-fill.js';
 
 const COUNT = Number(process.env.MINCA_BENCH_OPEN_VERSIONS ?? 1_000_000);
 const ROUNDS = Number(process.env.MINCA_BENCH_OPEN_ROUNDS ?? 3);
 const COLLECTION = 'app.log';
 const PATH = 'spaces/open';
-const BASE_MS = 1_700_000_000_000;
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
 setFlagsFromString('--expose_gc');
@@ -37,23 +36,6 @@ const heap = () => {
   const { heapUsed, arrayBuffers } = process.memoryUsage();
   return heapUsed + arrayBuffers;
 };
-
-async function fill(file: string, author: string): Promise<void> {
-  const db = new Database(file);
-  const adapter = await sqliteStores(db).open(PATH);
-  const batch = 20_000;
-  for (let first = 0; first < COUNT; first += batch) {
-    const entries = [];
-    for (let i = first; i < Math.min(COUNT, first + batch); i++) {
-      const id = createHash('sha256').update(`open/${i}`).digest('hex');
-      const meta = { r: `r${i}`, p: [], t: BASE_MS + i * 1000, a: author, f: [], d: false };
-      entries.push({ key: `v/${COLLECTION}/${id}`, value: encodeCbor(meta) });
-    }
-    await adapter.batch(entries);
-  }
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-}
 
 /** Opens the store in a fresh connection: ms taken, heap kept while open. */
 async function open(file: string): Promise<{ ms: number; kept: number; versions: number }> {
@@ -79,7 +61,13 @@ const bench: Benchmark = {
     try {
       const file = join(dir, 'open.sqlite');
       const author = SigningKey.generate().did;
-      await fill(file, author);
+      await fillIndex(file, {
+        path: PATH,
+        count: COUNT,
+        seed: 'open',
+        author: author,
+        key: (_record, id) => `v/${COLLECTION}/${id}`,
+      });
       const first = await open(file);
       if (first.versions !== COUNT) throw new Error(`${first.versions} versions, not ${COUNT}`);
       log(`first open of ${COUNT} versions: ${first.ms.toFixed(0)} ms`);
