@@ -282,6 +282,11 @@ export class Store {
     return unnamedFiles(this.#adapter);
   }
 
+  /** Whether the adapter answers {@link unnamedFiles} in one query, not three listings. */
+  get findsUnnamedInOneQuery(): boolean {
+    return typeof this.#adapter.unnamedFiles === 'function';
+  }
+
   /** The bodies of `ids`, decoded, in order; `undefined` where missing. Trusts what it stored. */
   getVersions(ids: readonly string[]): Promise<Array<Version | undefined>> {
     this.#check();

@@ -80,8 +80,10 @@ function checkedKey(space: string, at: string, n?: number): string {
 export class ChunkShelf {
   readonly #store: BlobStore;
   readonly #budget: number;
-  /** Every file on the shelf, the one used longest ago first. */
+  /** Every file on the shelf, the one used longest ago first, by `<space>/<at>`. */
   readonly #files = new Map<string, Shelved>();
+  /** The same by space, so a space's files are found without going through every file. */
+  readonly #bySpace = new Map<string, Map<string, Shelved>>();
   #bytes = 0;
   readonly #ready: Promise<void>;
   #evicting: Promise<void> | undefined;
@@ -125,7 +127,12 @@ export class ChunkShelf {
     let file = this.#files.get(key);
     if (file) {
       this.#files.delete(key); // used now: last in line
-    } else file = { space, at, chunks: new Map(), bytes: 0 };
+    } else {
+      file = { space, at, chunks: new Map(), bytes: 0 };
+      let files = this.#bySpace.get(space);
+      if (!files) this.#bySpace.set(space, (files = new Map()));
+      files.set(at, file);
+    }
     this.#files.set(key, file);
     return file;
   }
@@ -143,7 +150,11 @@ export class ChunkShelf {
     file.chunks.delete(n);
     file.bytes -= bytes;
     this.#bytes -= bytes;
-    if (file.chunks.size === 0) this.#files.delete(`${file.space}/${file.at}`);
+    if (file.chunks.size > 0) return;
+    this.#files.delete(`${file.space}/${file.at}`);
+    const files = this.#bySpace.get(file.space);
+    files?.delete(file.at);
+    if (files?.size === 0) this.#bySpace.delete(file.space);
   }
 
   /** The view of one space's chunks. */
@@ -153,8 +164,8 @@ export class ChunkShelf {
       ready: () => this.#ready,
       held: () => {
         const out = new Map<string, Set<number>>();
-        for (const file of this.#files.values())
-          if (file.space === space) out.set(file.at, new Set(file.chunks.keys()));
+        for (const file of this.#bySpace.get(space)?.values() ?? [])
+          out.set(file.at, new Set(file.chunks.keys()));
         return out;
       },
       get: (at, n) => this.#get(space, at, n),

@@ -225,7 +225,9 @@ export class FileStore {
     if (this.shelf) {
       const again = await this.shelf.fromBucket(id, n);
       if (again && (await chunkChecks(list, n, again)) && file.held.has(n)) {
-        await this.#write(at, [[n, again]]);
+        // Its entry is a marker already unless the store held a damaged chunk.
+        if (inStore) await this.#write(at, [[n, again]]);
+        else await this.shelf.put(at, [[n, again]]);
         return again;
       }
     }

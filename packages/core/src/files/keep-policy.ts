@@ -206,8 +206,10 @@ export class KeepPolicy {
     const now = this.context.now();
     let changed = false;
     // First the files no head names at all, in one query of the store's `y/` and `x/` entries,
-    // reading no record; then those named only by records that don't stand.
-    for (const id of await this.space.store.unnamedFiles()) {
+    // reading no record (where the adapter has that query: else the records below find them
+    // at no more cost); then those named only by records that don't stand.
+    const store = this.space.store;
+    for (const id of store.findsUnnamedInOneQuery ? await store.unnamedFiles() : []) {
       const file = this.files.get(id);
       if (!file || !this.#mayDrop(file, now)) continue;
       await this.files.drop(id, true);

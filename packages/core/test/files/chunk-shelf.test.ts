@@ -72,7 +72,7 @@ describe('file chunks on a shelf beside the store', () => {
 
   it('gives a store from before y/ entries its entries once, so no named file looks unnamed', async () => {
     const backing = new Map<string, Data>();
-    const a = await createNode({ stores: fakeStores({ backing }) });
+    const a = await createNode({ stores: fakeStores({ backing, optional: true }) });
     const space = (await a.spaces.create()).id;
     const ref = await a.records.addFile(space, sample(1000, 5));
     await a.records.put(space, 'app.doc', { ref });
@@ -82,7 +82,7 @@ describe('file chunks on a shelf beside the store', () => {
     for (const key of [...entries.keys()])
       if (key.startsWith('y/') || key === NAMED_INDEX_KEY) entries.delete(key);
 
-    const b = await createNode({ stores: fakeStores({ backing }) });
+    const b = await createNode({ stores: fakeStores({ backing, optional: true }) });
     await b.spaces.open(space);
     // New limits run a pass within 0.5 s: one that would drop a file it took for unnamed.
     await b.setFileLimits({ keep: 1024 * 1024 });
