@@ -1,11 +1,13 @@
 // Files beside the database. First a 50 MiB file's 200 sealed chunks read back from the
 // directory a host keeps them in (createDirectoryBlobStore, one file per chunk) and from SQLite
 // (entries of a store, as before), each beside the raw read of the same bytes (readFileSync of
-// each file; better-sqlite3's SELECT of each row) in the same run; then readFile of the file by a
-// node over SQLite, with its chunks beside it and inside it. Then the files nothing names in a
+// each file, and fs.promises.readFile; better-sqlite3's SELECT of each row) in the same run;
+// then readFile of the file by a node over SQLite, with its chunks beside it and inside it.
+// Then the files nothing names in a
 // store of many versions: SQLite's one statement, beside the same answer from three prefix
 // listings, and the drop it leads to. Files sit in the OS page cache: this is the read path.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BlobStore, createNode, type StorageAdapter, unnamedFiles } from '@minca/core';
@@ -51,6 +53,7 @@ async function storageReads(dir: string): Promise<Figure[]> {
 
   const dirMs = await medianMs(RUNS, () => readAll((n) => blobs.get(key(n))));
   const rawDirMs = await medianMs(RUNS, () => readAll(async (n) => readFileSync(paths[n]!)));
+  const asyncDirMs = await medianMs(RUNS, () => readAll((n) => readFile(paths[n]!)));
   const sqlMs = await medianMs(RUNS, () => readAll((n) => adapter.get(`f/${FILE_ID}/${n}`)));
   const rawSqlMs = await medianMs(RUNS, () =>
     readAll(async (n) => (select.get(`f/${FILE_ID}/${n}`) as { value: Uint8Array }).value),
@@ -62,7 +65,7 @@ async function storageReads(dir: string): Promise<Figure[]> {
       name: `${FILE_MIB} MiB of chunks from the directory`,
       value: dirMs,
       unit: 'ms',
-      note: `${mbps(dirMs).toFixed(0)} MB/s; ${(dirMs / rawDirMs).toFixed(2)}× raw readFileSync (${rawDirMs.toFixed(0)} ms)`,
+      note: `${mbps(dirMs).toFixed(0)} MB/s; raw readFileSync ${rawDirMs.toFixed(0)} ms, fs.promises.readFile ${asyncDirMs.toFixed(0)} ms`,
     },
     {
       name: `${FILE_MIB} MiB of chunks from SQLite`,

@@ -80,7 +80,7 @@ export class FileStore {
    * Reads what the store holds of files: keys, lists and times, not chunks. With a shelf, a
    * chunk on it that no `f/<at>/<n>` claims (a crash between the two writes) is deleted.
    */
-  static async open(store: Store, shelf?: SpaceChunks): Promise<FileStore> {
+  static async open(store: Store, shelf?: SpaceChunks, sweep = true): Promise<FileStore> {
     const files = new FileStore(store, shelf);
     const chunks: Array<[string, number]> = [];
     const adding = new Map<string, number>();
@@ -121,7 +121,7 @@ export class FileStore {
     }
     for (const [id, file] of files.#files)
       if (!file.list && file.own === undefined && file.used === undefined) files.#files.delete(id);
-    if (shelf) {
+    if (shelf && sweep) {
       await shelf.ready();
       const claimed = new Set(chunks.map(([id, n]) => `${id}/${n}`));
       for (const [at, ns] of shelf.held()) {
@@ -134,7 +134,8 @@ export class FileStore {
 
   /** Reads again what the store holds of files, after another process wrote it. */
   async reload(): Promise<void> {
-    const fresh = await FileStore.open(this.store, this.shelf);
+    // No sweep: a write of this process may be between the shelf and the store right now.
+    const fresh = await FileStore.open(this.store, this.shelf, false);
     this.#files.clear();
     for (const file of fresh.all()) this.#files.set(file.id, file);
     this.#staging.clear();
@@ -219,15 +220,17 @@ export class FileStore {
     const at = file.at ?? id;
     const { sealed, inStore } = await this.#read(at, n);
     if (sealed && (await chunkChecks(list, n, sealed))) {
-      if (inStore && this.shelf) await this.#write(at, [[n, sealed]]).catch(() => undefined);
+      if (inStore && this.shelf && file.held.has(n))
+        await this.#write(at, [[n, sealed]]).catch(() => undefined);
       return sealed;
     }
     if (this.shelf) {
       const again = await this.shelf.fromBucket(id, n);
       if (again && (await chunkChecks(list, n, again)) && file.held.has(n)) {
-        // Its entry is a marker already unless the store held a damaged chunk.
-        if (inStore) await this.#write(at, [[n, again]]);
-        else await this.shelf.put(at, [[n, again]]);
+        // Its entry is a marker already unless the store held a damaged chunk. Checked, it is
+        // served even if it can't be kept (a full disk).
+        const keep = inStore ? this.#write(at, [[n, again]]) : this.shelf.put(at, [[n, again]]);
+        await keep.catch(() => undefined);
         return again;
       }
     }
