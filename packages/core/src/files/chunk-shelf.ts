@@ -53,10 +53,8 @@ interface Shelved {
 
 /** One space's view of the shelf, for its {@link FileStore}. */
 export interface SpaceChunks {
-  /** Waits for the shelf's first listing. */
-  ready(): Promise<void>;
-  /** Chunk numbers on the shelf, per `at`. */
-  held(): Map<string, Set<number>>;
+  /** Chunk numbers on the shelf, per `at`, from a listing of this space's folder alone. */
+  listed(): Promise<Map<string, Set<number>>>;
   get(at: string, n: number): Promise<Uint8Array | undefined>;
   put(at: string, chunks: ReadonlyArray<readonly [number, Uint8Array]>): Promise<void>;
   delete(at: string, ns: Iterable<number>): Promise<void>;
@@ -82,8 +80,6 @@ export class ChunkShelf {
   readonly #budget: number;
   /** Every file on the shelf, the one used longest ago first, by `<space>/<at>`. */
   readonly #files = new Map<string, Shelved>();
-  /** The same by space, so a space's files are found without going through every file. */
-  readonly #bySpace = new Map<string, Map<string, Shelved>>();
   #bytes = 0;
   readonly #ready: Promise<void>;
   #evicting: Promise<void> | undefined;
@@ -127,12 +123,7 @@ export class ChunkShelf {
     let file = this.#files.get(key);
     if (file) {
       this.#files.delete(key); // used now: last in line
-    } else {
-      file = { space, at, chunks: new Map(), bytes: 0 };
-      let files = this.#bySpace.get(space);
-      if (!files) this.#bySpace.set(space, (files = new Map()));
-      files.set(at, file);
-    }
+    } else file = { space, at, chunks: new Map(), bytes: 0 };
     this.#files.set(key, file);
     return file;
   }
@@ -150,22 +141,23 @@ export class ChunkShelf {
     file.chunks.delete(n);
     file.bytes -= bytes;
     this.#bytes -= bytes;
-    if (file.chunks.size > 0) return;
-    this.#files.delete(`${file.space}/${file.at}`);
-    const files = this.#bySpace.get(file.space);
-    files?.delete(file.at);
-    if (files?.size === 0) this.#bySpace.delete(file.space);
+    if (file.chunks.size === 0) this.#files.delete(`${file.space}/${file.at}`);
   }
 
   /** The view of one space's chunks. */
   forSpace(space: string): SpaceChunks {
     checkedKey(space, '0'.repeat(64));
     return {
-      ready: () => this.#ready,
-      held: () => {
+      listed: async () => {
         const out = new Map<string, Set<number>>();
-        for (const file of this.#bySpace.get(space)?.values() ?? [])
-          out.set(file.at, new Set(file.chunks.keys()));
+        for (const key of await this.#store.list(`${space}/`)) {
+          const [, at, n, extra] = key.split('/');
+          if (!at || !n || extra !== undefined || !VERSION_HEX.test(at) || !CHUNK_NUMBER.test(n))
+            continue;
+          let ns = out.get(at);
+          if (!ns) out.set(at, (ns = new Set()));
+          ns.add(Number(n));
+        }
         return out;
       },
       get: (at, n) => this.#get(space, at, n),

@@ -122,9 +122,8 @@ export class FileStore {
     for (const [id, file] of files.#files)
       if (!file.list && file.own === undefined && file.used === undefined) files.#files.delete(id);
     if (shelf && sweep) {
-      await shelf.ready();
       const claimed = new Set(chunks.map(([id, n]) => `${id}/${n}`));
-      for (const [at, ns] of shelf.held()) {
+      for (const [at, ns] of await shelf.listed()) {
         const stray = [...ns].filter((n) => !claimed.has(`${at}/${n}`));
         if (stray.length > 0) await shelf.delete(at, stray).catch(() => undefined);
       }

@@ -58,6 +58,27 @@ describe('file chunks on a shelf beside the store', () => {
     await a.close();
   });
 
+  it('adds a stream of unknown size on the shelf, sealed again in place, and reads it back', async () => {
+    const shelf = fakeBlobStore();
+    const backing = new Map<string, Data>();
+    const a = await createNode({ stores: fakeStores({ backing }), fileChunks: { store: shelf } });
+    const space = (await a.spaces.create()).id;
+    const bytes = sample(20 * 256 * KiB + 3, 6); // 21 chunks: past 16, so sealed twice
+    async function* pieces() {
+      for (let at = 0; at < bytes.length; at += 100_000) yield bytes.subarray(at, at + 100_000);
+    }
+    const ref = await a.records.addFile(space, pieces());
+    await a.records.put(space, 'app.doc', { ref });
+    expect(same(await a.records.readFile(space, ref), bytes)).toBe(true);
+    // Every chunk is on the shelf, none in the store.
+    const entries = backing.get(`spaces/${space}`)!.entries;
+    const chunkEntries = [...entries].filter(([k]) => /^f\/[0-9a-f]{64}\/\d+$/.test(k));
+    expect(chunkEntries).toHaveLength(21);
+    for (const [, value] of chunkEntries) expect(value.length).toBe(1);
+    expect(await shelf.list(`${space}/`)).toHaveLength(21);
+    await a.close();
+  });
+
   it('turns no name from outside into a key without checking it', async () => {
     const shelf = new ChunkShelf({ store: fakeBlobStore() }, () => [], Date.now);
     expect(() => shelf.forSpace('../../etc')).toThrow(/not a chunk/);
