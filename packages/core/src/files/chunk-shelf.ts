@@ -53,7 +53,10 @@ interface Shelved {
 
 /** One space's view of the shelf, for its {@link FileStore}. */
 export interface SpaceChunks {
-  /** Chunk numbers on the shelf, per `at`, from a listing of this space's folder alone. */
+  /**
+   * Chunk numbers on the shelf, per `at`, from a listing of this space's folder alone: the
+   * first time only (strays come from a crash before this process), empty after.
+   */
   listed(): Promise<Map<string, Set<number>>>;
   get(at: string, n: number): Promise<Uint8Array | undefined>;
   put(at: string, chunks: ReadonlyArray<readonly [number, Uint8Array]>): Promise<void>;
@@ -82,6 +85,8 @@ export class ChunkShelf {
   readonly #files = new Map<string, Shelved>();
   #bytes = 0;
   readonly #ready: Promise<void>;
+  /** Spaces whose folder was listed for strays since the node started. */
+  readonly #swept = new Set<string>();
   #evicting: Promise<void> | undefined;
   #evictAgain = false;
   #closed = false;
@@ -150,6 +155,9 @@ export class ChunkShelf {
     return {
       listed: async () => {
         const out = new Map<string, Set<number>>();
+        // A space closed while idle and opened again is not listed again.
+        if (this.#swept.has(space)) return out;
+        this.#swept.add(space);
         for (const key of await this.#store.list(`${space}/`)) {
           const [, at, n, extra] = key.split('/');
           if (!at || !n || extra !== undefined || !VERSION_HEX.test(at) || !CHUNK_NUMBER.test(n))
