@@ -245,6 +245,10 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
       .option('--s3-prefix <prefix>', 'keep everything under this prefix in the bucket')
       .option('--s3-region <region>', 'SigV4 region (default auto)')
       .option(
+        '--chunk-budget <bytes>',
+        'file chunks kept on disk beside the database before those in the bucket leave it, e.g. 20GiB (env MINCA_CHUNK_BUDGET; default no limit)',
+      )
+      .option(
         '--advertise <url>',
         'a fleet host: the URL the other hosts reach it at (env MINCA_ADVERTISE; default the one it listens on)',
       );

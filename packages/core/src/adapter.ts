@@ -43,6 +43,12 @@ export interface StorageAdapter {
   count?(prefix: string): Promise<number>;
   /** Optional: several bodies in one read, `undefined` where absent, in the order asked. */
   getVersions?(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>>;
+  /**
+   * Optional: the files nothing names, in one query: the ids of every `f/<id>/list` with no
+   * `y/<id>/<rest>` whose `x/<rest>` is there (spec 05 §16.6.4), sorted. Without it, the store
+   * finds the same from three prefix listings.
+   */
+  unnamedFiles?(): Promise<string[]>;
   /** Optional: one atomic write of versions, entries and version deletes. */
   commit?(commit: Commit): Promise<void>;
   /** Releases what the adapter holds. Reopening the same path gives back everything. */

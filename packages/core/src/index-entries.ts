@@ -2,6 +2,9 @@
  * The entries a space's store keeps about its versions (spec 05 §5.2), beside the bodies:
  * - `v/<collection>/<record>/<version id>`: the index entry, what heads and winners need;
  * - `x/<collection>/<record>/<version id>`: the files a version names, while it may be a head;
+ * - `y/<file id>/<collection>/<record>/<version id>`: the same by file, one per file a version
+ *   names, kept when the version is superseded: a file is named through it while its `x/` is
+ *   there, so the files nothing names are found in one query (named-files.ts);
  * - `n/<collection>/<first item>`: the collection's set, a page per block (set-pages.ts);
  * - `n`: the summary, each collection's count and sum, so a store opens without reading pages
  *   it can check instead, and a closed store's status reads one entry.
@@ -17,6 +20,8 @@ import type { Version } from './version.js';
 export const VERSION_INDEX_PREFIX = 'v/';
 /** Prefix of the entries naming files: one per version naming files, until superseded. */
 export const FILE_INDEX_PREFIX = 'x/';
+/** Prefix of the entries naming files by file id, one per (file, version naming it). */
+export const NAMED_FILE_PREFIX = 'y/';
 /** The summary's key. */
 export const SUMMARY_KEY = 'n';
 /** The summary's format. */
@@ -36,6 +41,14 @@ export const collectionIndexPrefix = (collection: string) =>
 export function fileIndexKey(collection: string, record: string, id: string): string {
   return `${FILE_INDEX_PREFIX}${collection}/${record}/${id}`;
 }
+
+/** The `y/` entry of file `file` named by version `id` of `record` in `collection`. */
+export function namedFileKey(file: string, collection: string, record: string, id: string): string {
+  return `${NAMED_FILE_PREFIX}${file}/${collection}/${record}/${id}`;
+}
+
+/** The value of a `y/` entry: the key says it all. */
+export const NAMED_FILE_VALUE: Uint8Array = new Uint8Array([1]);
 
 /** Shared by every meta with no superseded versions or no files: most have neither. */
 const NO_IDS: readonly string[] = Object.freeze([]);

@@ -19,6 +19,9 @@ import {
   encodeSummary,
   FILE_INDEX_PREFIX,
   fileIndexKey,
+  NAMED_FILE_PREFIX,
+  NAMED_FILE_VALUE,
+  namedFileKey,
   SUMMARY_KEY,
   type Summary,
   VERSION_INDEX_PREFIX,
@@ -139,6 +142,7 @@ export async function rebuildIndex(
   const sets = new Map<string, CollectionSet>();
   const pages = new Map<string, Uint8Array>();
   const files = new Map<string, Uint8Array>();
+  const named = new Set<string>();
   let versions = 0;
   for (const [name, state] of collections) {
     const items = new ItemBuffer();
@@ -149,15 +153,21 @@ export async function rebuildIndex(
     for (const block of set.blocks) pages.set(pageKey(name, block), encodePage(block));
     for (const [record, rs] of state.records)
       for (const head of rs.heads)
-        if (head.files.length > 0)
+        if (head.files.length > 0) {
           files.set(fileIndexKey(name, record, head.id), encodeFiles(head.files));
+          for (const file of head.files) named.add(namedFileKey(file, name, record, head.id));
+        }
   }
   // A store that never had a summary and holds no index entry has no pages either: a new one.
   const fresh = stored === undefined && collections.size === 0 && damaged.length === 0;
   if (!fresh) {
     reconcile(new Map(await readEntries(adapter, PAGE_PREFIX)), pages, writes);
     reconcile(new Map(await readEntries(adapter, FILE_INDEX_PREFIX)), files, writes);
+    // `y/` entries of versions no longer heads name nothing (their `x/` is gone): only the
+    // missing ones are written.
+    for (const key of await adapter.list(NAMED_FILE_PREFIX)) named.delete(key);
   }
+  for (const key of named) writes.push({ key, value: NAMED_FILE_VALUE });
   const summary: Summary = {
     collections: new Map(
       [...sets].map(([name, set]) => [name, { count: set.count, sum: set.sum() }]),

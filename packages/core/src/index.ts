@@ -9,6 +9,7 @@ export * from './errors.js';
 export { type FileRef, fileIdsIn, isFileRef } from './file-ref.js';
 export type { AbortSignalLike } from './files/abort.js';
 export { chunkChecks, hashChunk } from './files/chunk-hash.js';
+export type { FileChunksConfig } from './files/chunk-shelf.js';
 export {
   CHUNK_BYTES,
   type ChunkList,
@@ -64,6 +65,7 @@ export {
   type MirrorStatus,
 } from './mirror/space-mirror.js';
 export type { MirrorErrorListener, MirrorInput } from './mirror/space-mirrors.js';
+export { unnamedFiles } from './named-files.js';
 export { assertCollectionName, isCollectionName } from './names.js';
 export {
   createNode,

@@ -6,11 +6,13 @@
 import type { MirrorConfig, StoreFactory } from './adapter.js';
 import type { BlobStore } from './blob-store.js';
 import { HybridClock } from './clock.js';
+import { ChunkShelf, type FileChunksConfig } from './files/chunk-shelf.js';
 import type { FileLimits } from './files/limits.js';
 import { NodeFiles } from './files/node-files.js';
 import type { HoldingPolicy } from './hosting/holding-policy.js';
 import { verifyChain, type WriterIdentity } from './identity/writer-chain.js';
 import { checkPlatformCrypto, type PlatformCrypto, type SigningKey } from './keys.js';
+import { MirrorFileSource } from './mirror/mirror-files.js';
 import { type MirrorErrorListener, resolveMirrors } from './mirror/space-mirrors.js';
 import { isSystemCollection } from './names.js';
 import { type FilesApi, filesApi } from './node/files-api.js';
@@ -78,6 +80,12 @@ export interface NodeConfig {
    */
   fetchFiles?: 'limits' | 'all';
   /**
+   * Keeps file chunks beside the database, in a blob store of their own (a folder on disk),
+   * rather than as entries of each space's store; past `budget`, files the node's mirrors hold
+   * leave it and are read back from them when needed (spec 05 §16.6.4).
+   */
+  fileChunks?: FileChunksConfig;
+  /**
    * Makes this node a holder (a host or carrier, spec 05 §7.3): it keeps spaces peers offer it
    * without their key, as the policy allows. Members name a space to it once the owner lets
    * its DID hold it (`spaces.allowHolder`).
@@ -130,13 +138,17 @@ export class MincaNode {
     this.#registry = registry;
     this.#key = key;
     this.#identity = identity;
-    const files = new NodeFiles(now, config.fetchFiles === 'all');
-    const mirrors = new NodeMirrors(
-      config.stores,
-      resolveMirrors(config.stores.mirrors, config.mirrors),
-      config.onMirrorError,
-      now,
-    );
+    const resolved = resolveMirrors(config.stores.mirrors, config.mirrors);
+    const mirrors = new NodeMirrors(config.stores, resolved, config.onMirrorError, now);
+    // Chunks come back from an open space's mirrors (which remember who holds what), else
+    // from the same mirrors read afresh.
+    const bucket = (space: string) => {
+      const open = mirrors.fileSources(space);
+      if (open.length > 0) return open;
+      return resolved.map((m, i) => new MirrorFileSource(m.store, space, i));
+    };
+    const shelf = config.fileChunks && new ChunkShelf(config.fileChunks, bucket, now);
+    const files = new NodeFiles(now, config.fetchFiles === 'all', shelf);
     // readFile falls back to a space's mirrors after its peers.
     files.addSources((id) => mirrors.fileSources(id));
     const sharing = new SharingIndex(registry, async (id) => (await open.member(id)).sharers());
@@ -309,6 +321,7 @@ export class MincaNode {
     this.#closed = true;
     this.#peers.closeAll('the node closed');
     await this.#open.closeAll();
+    await this.#files.shelf?.close();
     // The factory is the caller's: it may open other nodes' stores too, so it stays open.
     await this.#registry.close();
   }

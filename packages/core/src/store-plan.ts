@@ -11,6 +11,8 @@ import {
   encodeMeta,
   encodeSummary,
   fileIndexKey,
+  NAMED_FILE_VALUE,
+  namedFileKey,
   SUMMARY_KEY,
   versionIndexKey,
 } from './index-entries.js';
@@ -51,11 +53,17 @@ export function planVersions(
     // A version taking the place of a damaged entry under its key adds no key.
     if (damaged.includes(key)) damaged = damaged.filter((k) => k !== key);
     else keys++;
-    if (v.files.length > 0)
+    if (v.files.length > 0) {
       entries.push({
         key: fileIndexKey(v.collection, v.record, v.id),
         value: encodeFiles(v.files),
       });
+      for (const file of v.files)
+        entries.push({
+          key: namedFileKey(file, v.collection, v.record, v.id),
+          value: NAMED_FILE_VALUE,
+        });
+    }
     // A version superseded is no head: its files are no longer named through it.
     for (const old of v.supersedes)
       if (fresh.has(old) || held(v.collection, old))

@@ -26,6 +26,7 @@ import {
 } from './index-entries.js';
 import { readStoredSets, rebuildIndex } from './index-read.js';
 import { LruBodyCache } from './lru.js';
+import { unnamedFiles } from './named-files.js';
 import type { NegentropySnapshot } from './negentropy/set.js';
 import { RecordCache, recordOf } from './record-cache.js';
 import { CollectionState, type RecordState, type VersionMeta } from './record-state.js';
@@ -269,6 +270,21 @@ export class Store {
       out.push({ collection, record });
     }
     return out;
+  }
+
+  /**
+   * The files with a list here that no version that may be a head names (`y/` against `x/`,
+   * named-files.ts): one query where the adapter has one. Only meaningful once the store's
+   * `y/` entries are complete (`NAMED_INDEX_KEY`).
+   */
+  unnamedFiles(): Promise<string[]> {
+    this.#check();
+    return unnamedFiles(this.#adapter);
+  }
+
+  /** Whether the adapter answers {@link unnamedFiles} in one query, not three listings. */
+  get findsUnnamedInOneQuery(): boolean {
+    return typeof this.#adapter.unnamedFiles === 'function';
   }
 
   /** The bodies of `ids`, decoded, in order; `undefined` where missing. Trusts what it stored. */

@@ -4,6 +4,7 @@
  */
 import type { Commit, EntryWrite, StorageAdapter, StoreFactory } from '../src/adapter.ts';
 import { assertBlobKey, type BlobStore } from '../src/blob-store.ts';
+import { unnamedFiles } from '../src/named-files.ts';
 
 /** Rules a fake may break. */
 export interface Flaws {
@@ -91,6 +92,8 @@ function fakeAdapter(data: Data, flaws: Flaws, optional: boolean): StorageAdapte
         (k) => [k, copy(data.entries.get(k)!, flaws)] as [string, Uint8Array],
       ),
     getVersions: async (ids) => Promise.all(ids.map((id) => adapter.getVersion(id))),
+    // Answered from listings, but as the adapter's own: the keep policy then asks it.
+    unnamedFiles: () => unnamedFiles(adapter),
     commit: async (c: Commit) => {
       await batch(c.entries);
       for (const [id, body] of c.versions) data.versions.set(id, copy(body, flaws));

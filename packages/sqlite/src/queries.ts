@@ -48,6 +48,20 @@ export const SQL = {
       (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
          FROM minca_entries WHERE store = ?)
     + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions WHERE store = ?) AS bytes`,
+  // The files nothing names (spec 05 §16.6.4), in one statement: each `f/<id>/list` (71
+  // characters) with no `y/<id>/<rest>` whose `x/<rest>` is there. Every lookup is a range or
+  // point read of the (store, key) primary key; `substr(y.key, 68)` is `<rest>`.
+  unnamedFiles: `SELECT substr(f.key, 3, 64) AS id FROM minca_entries AS f
+    WHERE f.store = ? AND f.key >= 'f/' AND f.key < 'f0'
+      AND length(f.key) = 71 AND substr(f.key, 67) = '/list'
+      AND NOT EXISTS (
+        SELECT 1 FROM minca_entries AS y
+        WHERE y.store = f.store
+          AND y.key >= 'y/' || substr(f.key, 3, 64) || '/'
+          AND y.key < 'y/' || substr(f.key, 3, 64) || '0'
+          AND EXISTS (SELECT 1 FROM minca_entries AS x
+            WHERE x.store = y.store AND x.key = 'x/' || substr(y.key, 68)))
+    ORDER BY f.key`,
   // A savepoint nests inside a transaction the app may have open on the same connection,
   // and is a transaction of its own otherwise.
   begin: 'SAVEPOINT minca_write',
@@ -91,6 +105,7 @@ export class Queries {
   readonly #putVersion: SqliteStatement;
   readonly #deleteVersion: SqliteStatement;
   readonly #size: SqliteStatement;
+  readonly #unnamedFiles: SqliteStatement;
   readonly #begin: SqliteStatement;
   readonly #release: SqliteStatement;
   readonly #rollback: SqliteStatement;
@@ -108,6 +123,7 @@ export class Queries {
     this.#putVersion = db.prepare(SQL.putVersion);
     this.#deleteVersion = db.prepare(SQL.deleteVersion);
     this.#size = db.prepare(SQL.size);
+    this.#unnamedFiles = db.prepare(SQL.unnamedFiles);
     this.#begin = db.prepare(SQL.begin);
     this.#release = db.prepare(SQL.release);
     this.#rollback = db.prepare(SQL.rollback);
@@ -188,6 +204,14 @@ export class Queries {
 
   deleteVersion(store: number, id: string): void {
     this.#deleteVersion.run(store, id);
+  }
+
+  /** The ids of the files with a list that nothing names, sorted. */
+  unnamedFiles(store: number): string[] {
+    return (this.#unnamedFiles.all(store) as Row[]).map((row) => {
+      if (typeof row.id !== 'string') throw new MincaError('corrupt', 'a file id is not TEXT');
+      return row.id;
+    });
   }
 
   /** Bytes of the store's keys (UTF-8), values and version bodies. */

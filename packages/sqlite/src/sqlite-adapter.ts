@@ -101,6 +101,11 @@ export class SqliteAdapter implements StorageAdapter {
     this.#run('deleteVersion', (q, store) => q.deleteVersion(store, id));
   }
 
+  /** The files nothing names, in one SQL statement over the `f/`, `y/` and `x/` entries. */
+  async unnamedFiles(): Promise<string[]> {
+    return this.#run('unnamedFiles', (q, store) => q.unnamedFiles(store));
+  }
+
   async commit(commit: Commit): Promise<void> {
     assertCommit(commit, assertKey);
     this.#run('commit', (q, store) =>

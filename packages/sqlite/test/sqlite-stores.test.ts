@@ -180,4 +180,17 @@ describe('sqliteStores', () => {
       expect(plan).not.toMatch(/TEMP B-TREE/); // ORDER BY key comes from the index
     }
   });
+
+  it('finds the files nothing names in one statement that reads only through the primary key', () => {
+    const { db } = setup();
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${SQL.unnamedFiles}`).all(1) as Array<{ detail: string }>
+    ).map((row) => row.detail);
+    expect(plan.length).toBeGreaterThan(0);
+    for (const step of plan.filter((d) => /^(SEARCH|SCAN)/.test(d)))
+      expect(step).toMatch(
+        /^SEARCH (minca_entries AS )?[fxy] (EXISTS )?USING PRIMARY KEY \(store=\? AND key/,
+      );
+    expect(plan.join('; ')).not.toMatch(/TEMP B-TREE/);
+  });
 });

@@ -31,6 +31,8 @@ export interface ServeOptions extends S3Flags {
   data?: string;
   /** The URL the other hosts of a fleet reach this one at; by default the one it listens on. */
   advertise?: string;
+  /** Bytes of file chunks kept on disk before files the bucket holds leave it. */
+  chunkBudget?: string;
 }
 
 function dataDir(context: Context, flag: string | undefined, kind: 'host' | 'carrier'): string {
@@ -59,9 +61,15 @@ export async function serve(
     settings.string({ flag: options.bind, env: 'MINCA_BIND', file: `${kind}.bind` }) ?? '127.0.0.1';
   const data = dataDir(context, options.data, kind);
   const mirror = s3Mirror(settings, kind, options);
+  const budget = settings.string({
+    flag: options.chunkBudget,
+    env: 'MINCA_CHUNK_BUDGET',
+    file: `${kind}.chunkBudget`,
+  });
   const host = await openHostNode(data, {
     holding: kind === 'host' ? 'subscriptions' : 'all',
     ...(mirror ? { mirror } : {}),
+    ...(budget ? { chunkBudget: parseBytes(budget, '--chunk-budget') } : {}),
     // Never the signed URL or a key: the error's own message, which the blob store keeps clean.
     onMirrorError: (error) => context.out.note(`mirror: ${(error as Error).message ?? error}`),
     onFleetError: (error) => context.out.note(`fleet: ${(error as Error).message ?? error}`),

@@ -1,6 +1,7 @@
 /**
  * The node a host or carrier runs: its stores in SQLite (`<data>/host.sqlite`, better-sqlite3),
- * its key in `<data>/host.key` (0600), made on first start. The database and its `-wal` and
+ * its files' chunks beside it, one file per chunk under `<data>/chunks/` (spec 06 §5), its key in
+ * `<data>/host.key` (0600), made on first start. The database and its `-wal` and
  * `-shm` files are 0600 too: they hold what members gave the host to keep. With
  * `<data>/fleet.cert` it is a host of a fleet (spec 06 §6): it proves the fleet's DID, and its
  * subscriptions and the spaces the fleet holds are in the bucket.
@@ -8,6 +9,7 @@
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type BlobStore, createNode, type MincaNode, SigningKey } from '@minca/core';
+import { createDirectoryBlobStore } from '@minca/folder';
 import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { CliError, EXIT } from '../cli-error.js';
@@ -29,6 +31,9 @@ export interface HostNode {
   policy?: SubscriptionPolicy;
   close(): Promise<void>;
 }
+
+/** Where a host keeps its file chunks, beside `host.sqlite`. */
+export const CHUNKS_DIR = 'chunks';
 
 /** A fleet host pulls its spaces from the bucket this often too, to heal a missed relay. */
 const FLEET_PULL_MS = 60_000;
@@ -91,6 +96,11 @@ export async function openHostNode(
     onMirrorError?: (error: unknown) => void;
     /** Told of what the fleet's bucket holds that does not verify, and of failed writes to it. */
     onFleetError?: (error: unknown) => void;
+    /**
+     * Bytes of chunks kept under `<data>/chunks/` before files the bucket holds leave it (read
+     * back from the bucket when asked for); no limit by default.
+     */
+    chunkBudget?: number;
   },
 ): Promise<HostNode> {
   const data = resolve(dataDir);
@@ -128,6 +138,11 @@ export async function openHostNode(
     ...(certified ? { certificates: certified.chain } : {}),
     holding: policy ?? {},
     fetchFiles: 'all',
+    fileChunks: {
+      // Flushed as written: for a while a chunk may be nowhere else.
+      store: createDirectoryBlobStore(join(data, CHUNKS_DIR)),
+      ...(options.chunkBudget !== undefined ? { budget: options.chunkBudget } : {}),
+    },
     ...(mirror ? { mirrors: [mirror] } : {}),
     ...(options.onMirrorError ? { onMirrorError: options.onMirrorError } : {}),
   });

@@ -3,11 +3,17 @@
  * `f/<id>/own`, `f/<id>/used`, and for a file added from a stream `f/<id>/at`, the temporary id
  * its chunks were written under before its id was known (`f/<at>/<n>`, with `f/<at>/adding`
  * while the add runs). It keeps in memory what each file takes, never the chunks.
+ *
+ * With a shelf (chunk-shelf.ts), chunks written from then on go there, beside the database, and
+ * `f/<at>/<n>` holds a marker; chunks already in the store stay readable, and move to the shelf
+ * the first time they are read.
  */
 import { decodeStrict, encodeCbor } from '../encoding.js';
 import { VERSION_HEX } from '../ids.js';
+import { FILE_INDEX_PREFIX, NAMED_FILE_PREFIX } from '../index-entries.js';
 import type { Store } from '../store.js';
 import { chunkChecks } from './chunk-hash.js';
+import { isOutsideMarker, OUTSIDE, type SpaceChunks } from './chunk-shelf.js';
 import { type ChunkList, decodeList, sealedLength, sealedSize } from './chunks.js';
 
 export const FILE_PREFIX = 'f/';
@@ -65,11 +71,17 @@ export class FileStore {
   readonly #files = new Map<string, HeldFile>();
   readonly #staging = new Map<string, StagedAdd>();
 
-  private constructor(readonly store: Store) {}
+  private constructor(
+    readonly store: Store,
+    private readonly shelf: SpaceChunks | undefined,
+  ) {}
 
-  /** Reads what the store holds of files: keys, lists and times, not chunks. */
-  static async open(store: Store): Promise<FileStore> {
-    const files = new FileStore(store);
+  /**
+   * Reads what the store holds of files: keys, lists and times, not chunks. With a shelf, a
+   * chunk on it that no `f/<at>/<n>` claims (a crash between the two writes) is deleted.
+   */
+  static async open(store: Store, shelf?: SpaceChunks, sweep = true): Promise<FileStore> {
+    const files = new FileStore(store, shelf);
     const chunks: Array<[string, number]> = [];
     const adding = new Map<string, number>();
     for (const k of await store.list(FILE_PREFIX)) {
@@ -109,12 +121,20 @@ export class FileStore {
     }
     for (const [id, file] of files.#files)
       if (!file.list && file.own === undefined && file.used === undefined) files.#files.delete(id);
+    if (shelf && sweep) {
+      const claimed = new Set(chunks.map(([id, n]) => `${id}/${n}`));
+      for (const [at, ns] of await shelf.listed()) {
+        const stray = [...ns].filter((n) => !claimed.has(`${at}/${n}`));
+        if (stray.length > 0) await shelf.delete(at, stray).catch(() => undefined);
+      }
+    }
     return files;
   }
 
   /** Reads again what the store holds of files, after another process wrote it. */
   async reload(): Promise<void> {
-    const fresh = await FileStore.open(this.store);
+    // No sweep: a write of this process may be between the shelf and the store right now.
+    const fresh = await FileStore.open(this.store, this.shelf, false);
     this.#files.clear();
     for (const file of fresh.all()) this.#files.set(file.id, file);
     this.#staging.clear();
@@ -159,10 +179,7 @@ export class FileStore {
     if (!file?.list) throw new Error(`file ${id} has no list here`);
     const fresh = chunks.filter(([n]) => !file.held.has(n));
     if (fresh.length === 0) return;
-    const at = file.at ?? id;
-    await this.store.commit({
-      entries: fresh.map(([n, value]) => ({ key: key(at, n), value })),
-    });
+    await this.#write(file.at ?? id, fresh);
     for (const [n] of fresh) {
       if (file.held.has(n)) continue;
       file.held.add(n);
@@ -170,17 +187,57 @@ export class FileStore {
     }
   }
 
-  /** Sealed chunk `n`, checked against the list; a damaged one is forgotten and reads as absent. */
+  /** Writes chunks under `at`: on the shelf with a marker in the store, else in the store. */
+  async #write(at: string, chunks: ReadonlyArray<readonly [number, Uint8Array]>): Promise<void> {
+    if (this.shelf) await this.shelf.put(at, chunks);
+    await this.store.commit({
+      entries: chunks.map(([n, value]) => ({
+        key: key(at, n),
+        value: this.shelf ? OUTSIDE : value,
+      })),
+    });
+  }
+
+  /** Chunk `n` under `at` as kept, unchecked, from the store or (its entry a marker) the shelf. */
+  async #read(at: string, n: number): Promise<{ sealed?: Uint8Array; inStore: boolean }> {
+    const value = await this.store.get(key(at, n));
+    if (!value) return { inStore: false };
+    if (!isOutsideMarker(value)) return { sealed: value, inStore: true };
+    const sealed = await this.shelf?.get(at, n).catch(() => undefined);
+    return { ...(sealed ? { sealed } : {}), inStore: false };
+  }
+
+  /**
+   * Sealed chunk `n`, checked against the list. One missing or damaged on the shelf is read
+   * again from the node's mirrors (checked too); one found nowhere is forgotten and reads as
+   * absent, to be fetched again. A chunk read from the store moves to the shelf, if there is one.
+   */
   async chunk(id: string, n: number): Promise<Uint8Array | undefined> {
     const file = this.#files.get(id);
     if (!file?.list || !file.held.has(n)) return undefined;
-    const at = key(file.at ?? id, n);
-    const sealed = await this.store.get(at);
-    if (sealed && (await chunkChecks(file.list, n, sealed))) return sealed;
-    // Lost or damaged on disk: fetched again like any chunk not here.
+    const list = file.list;
+    const at = file.at ?? id;
+    const { sealed, inStore } = await this.#read(at, n);
+    if (sealed && (await chunkChecks(list, n, sealed))) {
+      if (inStore && this.shelf && file.held.has(n))
+        await this.#write(at, [[n, sealed]]).catch(() => undefined);
+      return sealed;
+    }
+    if (this.shelf) {
+      const again = await this.shelf.fromBucket(id, n);
+      if (again && (await chunkChecks(list, n, again)) && file.held.has(n)) {
+        // Its entry is a marker already unless the store held a damaged chunk. Checked, it is
+        // served even if it can't be kept (a full disk).
+        const keep = inStore ? this.#write(at, [[n, again]]) : this.shelf.put(at, [[n, again]]);
+        await keep.catch(() => undefined);
+        return again;
+      }
+    }
+    // Lost or damaged: fetched again like any chunk not here.
     if (!file.held.delete(n)) return undefined; // another read found it damaged first
-    file.bytes -= sealedLength(file.list.size, n);
-    await this.store.commit({ entries: [{ key: at, value: undefined }] });
+    file.bytes -= sealedLength(list.size, n);
+    await this.store.commit({ entries: [{ key: key(at, n), value: undefined }] });
+    await this.shelf?.delete(at, [n]).catch(() => undefined);
     return undefined;
   }
 
@@ -202,11 +259,16 @@ export class FileStore {
     const file = this.#files.get(id);
     if (!file) return;
     // Chunks fetched again later go under the file's own id: `at` goes with them.
-    const keys = [...file.held].map((n) => key(file.at ?? id, n));
-    if (forget) keys.push(key(id, 'list'), key(id, 'own'), key(id, 'used'));
+    const at = file.at ?? id;
+    const held = [...file.held];
+    const keys = held.map((n) => key(at, n));
+    if (forget)
+      keys.push(key(id, 'list'), key(id, 'own'), key(id, 'used'), ...(await this.#deadNames(id)));
     else keys.push(key(id, 'own'));
     if (file.at) keys.push(key(id, 'at'));
     await this.store.commit({ entries: keys.map((k) => ({ key: k, value: undefined })) });
+    // After the store's entries: a crash between leaves strays, deleted when the store opens.
+    await this.shelf?.delete(at, held).catch(() => undefined);
     if (forget) this.#files.delete(id);
     else {
       file.held.clear();
@@ -214,6 +276,15 @@ export class FileStore {
       delete file.own;
       delete file.at;
     }
+  }
+
+  /** `y/<id>/…` entries of versions no longer heads (their `x/` gone): they name nothing again. */
+  async #deadNames(id: string): Promise<string[]> {
+    const prefix = `${NAMED_FILE_PREFIX}${id}/`;
+    const dead: string[] = [];
+    for (const k of await this.store.list(prefix))
+      if (!(await this.store.get(`${FILE_INDEX_PREFIX}${k.slice(prefix.length)}`))) dead.push(k);
+    return dead;
   }
 
   // ——— adding from a stream: chunks under a temporary id until the file id is known ———
@@ -234,7 +305,7 @@ export class FileStore {
   /** Writes chunks `[n, sealed]` of an add under way; a chunk written already is replaced. */
   async putStaged(id: string, chunks: ReadonlyArray<readonly [number, Uint8Array]>) {
     if (!this.#staging.has(id)) throw new Error(`no add under way as ${id}`);
-    await this.store.commit({ entries: chunks.map(([n, value]) => ({ key: key(id, n), value })) });
+    await this.#write(id, chunks);
     // Looked up again: a reload meanwhile has read the staging anew.
     const staged = this.#staging.get(id);
     for (const [n] of chunks) staged?.chunks.add(n);
@@ -243,7 +314,7 @@ export class FileStore {
   /** Chunk `n` of an add under way, as written (no list to check it against yet). */
   async stagedChunk(id: string, n: number): Promise<Uint8Array | undefined> {
     if (!this.#staging.get(id)?.chunks.has(n)) return undefined;
-    return this.store.get(key(id, n));
+    return (await this.#read(id, n)).sealed;
   }
 
   /**
@@ -273,9 +344,11 @@ export class FileStore {
   /** Removes an add's chunks and its `adding`: it failed, was aborted, or was cut short. */
   async dropStaged(id: string): Promise<void> {
     const staged = this.#staging.get(id);
-    const keys = [...(staged?.chunks ?? [])].map((n) => key(id, n));
+    const ns = [...(staged?.chunks ?? [])];
+    const keys = ns.map((n) => key(id, n));
     keys.push(key(id, 'adding'));
     await this.store.commit({ entries: keys.map((k) => ({ key: k, value: undefined })) });
+    await this.shelf?.delete(id, ns).catch(() => undefined);
     this.#staging.delete(id);
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { SpaceView } from '../space/space-view.js';
 import { clearTimer, setTimer } from '../timers.js';
+import type { SpaceChunks } from './chunk-shelf.js';
 import { sealedSize } from './chunks.js';
 import type { FileActivity } from './file-activity.js';
 import type { FileStore, HeldFile } from './file-store.js';
@@ -31,6 +32,8 @@ export interface SpaceFilesContext {
   changed(): void;
   /** Calls `listener` when the files held whole or named may have changed; gives the unsubscribe. */
   subscribe(listener: () => void): () => void;
+  /** The node's shelf for this space's chunks, beside the database (chunk-shelf.ts). */
+  chunks?: SpaceChunks;
 }
 
 export class KeepPolicy {
@@ -193,18 +196,34 @@ export class KeepPolicy {
     }
   }
 
+  /** Whether a file nothing names may go now: not in use, and not added here in the last 24 h. */
+  #mayDrop(file: HeldFile, now: number): boolean {
+    if (this.activity.isPinned(file.id)) return false;
+    return !(file.own !== undefined && file.own > 0 && now - file.own < UNNAMED_OWN_MS);
+  }
+
   async #dropUnnamed(): Promise<void> {
-    const named = await this.named();
     const now = this.context.now();
     let changed = false;
+    // First the files no head names at all, in one query of the store's `y/` and `x/` entries,
+    // reading no record (where the adapter has that query: else the records below find them
+    // at no more cost); then those named only by records that don't stand.
+    const store = this.space.store;
+    for (const id of store.findsUnnamedInOneQuery ? await store.unnamedFiles() : []) {
+      const file = this.files.get(id);
+      if (!file || !this.#mayDrop(file, now)) continue;
+      await this.files.drop(id, true);
+      this.#nobodyHad.delete(id);
+      changed = true;
+    }
+    const named = await this.named();
     for (const file of [...this.files.all()]) {
       if (named.has(file.id)) {
         // Named now: from here on it follows records like any other.
         if (file.own !== undefined && file.own > 0) await this.files.setOwn(file.id, 0);
         continue;
       }
-      if (this.activity.isPinned(file.id)) continue;
-      if (file.own !== undefined && file.own > 0 && now - file.own < UNNAMED_OWN_MS) continue;
+      if (!this.#mayDrop(file, now)) continue;
       await this.files.drop(file.id, true);
       this.#nobodyHad.delete(file.id);
       changed = true;

@@ -5,6 +5,7 @@
  */
 import { MincaError } from '../errors.js';
 import type { SpaceView } from '../space/space-view.js';
+import type { ChunkShelf } from './chunk-shelf.js';
 import type { FileAnswer, FileAsk, FileChannel, FileService } from './file-channel.js';
 import { checkLimits, DEFAULT_FILE_LIMITS, type FileLimits, LIMITS_APPLY_MS } from './limits.js';
 import { type FileSource, type FileSourceProvider, PeerFileSource } from './source.js';
@@ -28,6 +29,8 @@ export class NodeFiles implements FileService {
   constructor(
     private readonly now: () => number,
     readonly fetchAll: boolean,
+    /** Where chunks go beside the database, when the node has such a place. */
+    readonly shelf?: ChunkShelf,
   ) {}
 
   /** Starts keeping the files of a space just opened. */
@@ -39,6 +42,7 @@ export class NodeFiles implements FileService {
       sources: () => this.sources(space.id),
       changed: () => this.#tell(space.id),
       subscribe: (listener) => this.subscribe(space.id, listener),
+      ...(this.shelf ? { chunks: this.shelf.forSpace(space.id) } : {}),
     });
     this.#spaces.set(space.id, { space, files });
     void files.then(

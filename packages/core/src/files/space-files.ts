@@ -5,6 +5,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { MincaError } from '../errors.js';
 import { type FileRef, isFileRef } from '../file-ref.js';
+import { completeNamedIndex } from '../named-files.js';
 import { randomKey } from '../seal.js';
 import type { SpaceView } from '../space/space-view.js';
 import { clearTimer, setTimer } from '../timers.js';
@@ -59,7 +60,10 @@ export class SpaceFiles {
   }
 
   static async open(space: SpaceView, context: SpaceFilesContext): Promise<SpaceFiles> {
-    const files = new SpaceFiles(space, await FileStore.open(space.store), context);
+    // Until a store from before `y/` entries has them, its files would all look unnamed.
+    await completeNamedIndex(space.store);
+    const store = await FileStore.open(space.store, context.chunks);
+    const files = new SpaceFiles(space, store, context);
     files.#policy.schedule(FILES_AFTER_CHANGE_MS);
     return files;
   }
@@ -392,6 +396,12 @@ export class SpaceFiles {
   /** Calls `listener` when the files held whole or named may have changed; gives the unsubscribe. */
   subscribe(listener: () => void): () => void {
     return this.context.subscribe(listener);
+  }
+
+  /** A mirror holds file `id` whole: the shelf beside the database may let its chunks go. */
+  inMirror(id: string): void {
+    const file = this.files.get(id);
+    if (file?.list && !file.at) this.context.chunks?.inBucket(id);
   }
 
   #check(): void {

@@ -24,6 +24,8 @@ export interface MirroredFiles {
   chunk(id: string, n: number): Promise<Uint8Array | undefined>;
   /** Calls `listener` when the files held whole or named may have changed; gives the unsubscribe. */
   subscribe(listener: () => void): () => void;
+  /** The mirror holds file `id` whole: its chunks may leave a shelf beside the database. */
+  inMirror?(id: string): void;
 }
 
 export const FILES_PREFIX = 'files/';
@@ -71,7 +73,11 @@ export async function pushFiles(
   }
   const named = await files.named();
   for (const id of files.whole()) {
-    if (!named.has(id) || known.get(id)) continue;
+    if (!named.has(id)) continue;
+    if (known.get(id)) {
+      files.inMirror?.(id);
+      continue;
+    }
     const list = files.list(id);
     if (!list) continue;
     let complete = true;
@@ -86,6 +92,7 @@ export async function pushFiles(
     if (!complete) continue;
     await store.put(`${prefix}${id}/list`, list.bytes);
     known.set(id, true);
+    files.inMirror?.(id);
     counts.filesPut++;
   }
   for (const id of [...known.keys()]) {

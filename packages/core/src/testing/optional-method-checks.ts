@@ -3,6 +3,7 @@
  * do through store-io's fallbacks. And without `commit`, writes land in the safe order.
  */
 import type { Commit, StorageAdapter } from '../adapter.js';
+import { unnamedFiles } from '../named-files.js';
 import { readEntries, readVersions, writeCommit } from '../store-io.js';
 import { type AdapterHarness, requiredOnly } from './adapter-harness.js';
 import { assertBytes, assertIs, assertStrings, fail } from './assert.js';
@@ -156,4 +157,41 @@ export async function writeOrderWithoutCommit(h: AdapterHarness): Promise<void> 
   );
   const report = await checkStoreIntegrity(inner, anyValue);
   assertIs(report.versions, 1, 'versions the index names after the commits');
+}
+
+/**
+ * `unnamedFiles`, where present, answers as the listings do, and both give the files with a
+ * list that no `y/` entry with its `x/` entry names (spec 05 §16.6.4).
+ */
+export async function unnamedFilesMatchesRequired(h: AdapterHarness): Promise<void> {
+  const a = await h.open();
+  const id = (n: number) => n.toString(16).padStart(64, '0');
+  const [named, superseded, bare, noList, twice] = [1, 2, 3, 4, 5].map(id) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const v = (n: number) => versionId(700 + n);
+  const one = new Uint8Array([1]);
+  await a.batch([
+    ...[named, superseded, bare, twice].map((f) => ({ key: `f/${f}/list`, value: one })),
+    { key: `f/${noList}/0`, value: one },
+    { key: `f/${bare}/0`, value: one },
+    // Named through a head: its `x/` is there.
+    { key: `y/${named}/app.a/r1/${v(1)}`, value: one },
+    { key: `x/app.a/r1/${v(1)}`, value: one },
+    // Named only through a version since superseded (no `x/`).
+    { key: `y/${superseded}/app.a/r2/${v(2)}`, value: one },
+    // Named twice, once through a head.
+    { key: `y/${twice}/app.a/r3/${v(3)}`, value: one },
+    { key: `y/${twice}/app.b/r4/${v(4)}`, value: one },
+    { key: `x/app.b/r4/${v(4)}`, value: one },
+    // An `x/` of another file's version names nothing of `bare`.
+    { key: `x/app.a/r2/${v(9)}`, value: one },
+  ]);
+  const expected = [superseded, bare].sort();
+  assertStrings(await unnamedFiles(requiredOnly(a)), expected, 'unnamed files, from listings');
+  if (a.unnamedFiles) assertStrings(await a.unnamedFiles(), expected, 'unnamedFiles()');
 }

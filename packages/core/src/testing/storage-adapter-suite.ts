@@ -37,6 +37,7 @@ export const STORAGE_ADAPTER_CHECKS: ReadonlyArray<readonly [string, AdapterChec
   ['count answers as list does', optional.countMatchesRequired],
   ['getVersions answers as getVersion does', optional.getVersionsMatchesRequired],
   ['commit writes as the fallback does', optional.commitMatchesRequired],
+  ['unnamedFiles answers as the listings do', optional.unnamedFilesMatchesRequired],
   ['without commit, versions land before entries before deletes', optional.writeOrderWithoutCommit],
   ['two stores of one factory are independent', lifecycle.storesAreIndependent],
   ['reopening keeps entries and versions', lifecycle.reopenKeepsEverything],
