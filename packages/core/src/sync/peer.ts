@@ -17,11 +17,25 @@ import { handshakeBytes } from './handshake.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
-import { SpaceSync } from './space-sync.js';
+import { type CheckedAhead, SpaceSync } from './space-sync.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
 import type { Transport } from './transport.js';
 
 export type { PeerSpaceStatus } from './sync-host.js';
+
+/**
+ * Frames after the one being handled that are decoded, and whose versions' signature checks are
+ * started, ahead of their turn: verifying runs on the cores while a message is stored. Bounded,
+ * as each holds up to `MAX_VERSIONS_PER_MESSAGE` decoded versions.
+ */
+const CHECKED_AHEAD = 2;
+
+/** A frame received and not handled yet, and what was done with it ahead of its turn. */
+interface Pending {
+  frame: Uint8Array;
+  early?: { message: Message; ahead?: CheckedAhead | undefined } | undefined;
+  started?: true;
+}
 
 export class Peer {
   /** The peer's account, once its key and certificates are proven. */
@@ -46,6 +60,8 @@ export class Peer {
   readonly #endListeners = new Set<(reason: string) => void>();
   /** Messages are handled one at a time, in order; so is work timers start. */
   #inbox: Promise<void> = Promise.resolve();
+  /** The frames queued in the inbox, in order; the first few are checked ahead. */
+  readonly #pending: Pending[] = [];
   readonly #budget: ConnectionBudget;
 
   constructor(
@@ -77,9 +93,14 @@ export class Peer {
         this.close((error as Error).message);
         return;
       }
+      const pending: Pending = { frame };
+      this.#pending.push(pending);
+      this.#checkAhead();
       this.#inbox = this.#inbox.then(async () => {
+        this.#pending.shift();
+        this.#checkAhead();
         try {
-          await this.#receive(frame);
+          await this.#receive(frame, pending.early);
         } finally {
           this.#budget.handled(frame.length);
         }
@@ -172,10 +193,34 @@ export class Peer {
     this.#inbox = this.#inbox.then(work).catch((error) => this.close(String(error)));
   }
 
-  async #receive(frame: Uint8Array): Promise<void> {
+  /** Decodes the next few frames and starts their versions' checks (see {@link CHECKED_AHEAD}). */
+  #checkAhead(): void {
+    const upTo = Math.min(CHECKED_AHEAD + 1, this.#pending.length);
+    for (let i = 0; i < upTo; i++) {
+      const pending = this.#pending[i]!;
+      if (pending.started || this.#closed) continue;
+      pending.started = true;
+      let message: Message;
+      try {
+        message = decodeMessage(pending.frame);
+      } catch {
+        continue; // Its turn decodes it again, and ends the connection.
+      }
+      pending.early = {
+        message,
+        // Only for a space shared with a proven peer: nothing else gets its signatures checked.
+        ahead:
+          message.t === 'vers' && this.did && this.#syncs.has(message.s)
+            ? SpaceSync.checkAhead(message)
+            : undefined,
+      };
+    }
+  }
+
+  async #receive(frame: Uint8Array, early?: Pending['early']): Promise<void> {
     if (this.#closed) return;
     try {
-      await this.#handle(decodeMessage(frame), frame.length);
+      await this.#handle(early?.message ?? decodeMessage(frame), frame.length, early?.ahead);
     } catch (error) {
       // A peer that breaks the protocol loses this connection, never the node.
       const why = isMincaError(error) ? error.message : `internal error: ${String(error)}`;
@@ -183,7 +228,7 @@ export class Peer {
     }
   }
 
-  async #handle(m: Message, bytes: number): Promise<void> {
+  async #handle(m: Message, bytes: number, ahead?: CheckedAhead): Promise<void> {
     if (m.t === 'bye') {
       this.transport.close(m.w);
       this.#finish(`peer left: ${m.w}`);
@@ -202,7 +247,7 @@ export class Peer {
     if (!this.#syncs.has(m.s)) return this.#budget.idle(bytes);
     if (m.t === 'fwant') return this.#fileChannel.onWant(m);
     if (m.t === 'fdata') return this.#fileChannel.onData(m);
-    return this.#syncs.get(m.s)!.handle(m);
+    return this.#syncs.get(m.s)!.handle(m, ahead);
   }
 
   async #onHi(m: Extract<Message, { t: 'hi' }>): Promise<void> {
