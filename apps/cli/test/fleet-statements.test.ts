@@ -1,7 +1,8 @@
 // A fleet's records in its bucket (spec 06 §6.2): signed by a host the fleet key certified, over
 // their own key; and a host's policy over them (§6.5): exact limits, file chunks counted, what
 // other hosts hold counted once.
-import { issueCertificate, SigningKey } from '@minca/core';
+import { SigningKey } from '@minca/core';
+import { TestAccount } from '@minca/core/testing';
 import { createMemoryBlobStore } from '@minca/memory';
 import { describe, expect, it } from 'vitest';
 import { Fleet, HELD_PREFIX, HOSTS_PREFIX, SUBSCRIPTIONS_PREFIX } from '../src/host/fleet.ts';
@@ -10,14 +11,8 @@ import { type FleetLedger, SubscriptionPolicy } from '../src/host/subscription-p
 import type { Subscription } from '../src/host/subscriptions.ts';
 
 async function hostOf(fleet: SigningKey): Promise<FleetSigner> {
-  const key = SigningKey.generate();
-  const cert = await issueCertificate(fleet, {
-    kind: 'writer',
-    subject: key.did,
-    account: fleet.did,
-    issued: Date.now(),
-  });
-  return { key, chain: [cert.bytes], fleet: fleet.did };
+  const { key, certificates } = await new TestAccount(fleet).node({ byRoot: true });
+  return { key, chain: certificates, fleet: fleet.did };
 }
 
 const ACCOUNT = `did:key:z6Mk${'a'.repeat(44)}`;

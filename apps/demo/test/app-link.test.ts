@@ -7,11 +7,11 @@
 import {
   createMemoryTransportPair,
   createNode,
-  issueCertificate,
   type MincaNode,
   SigningKey,
   type Transport,
 } from '@minca/core';
+import { TestAccount } from '@minca/core/testing';
 import { memoryStores } from '@minca/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvedSpacesOnly } from '../src/worker/app-link.ts';
@@ -31,15 +31,9 @@ async function until(ok: () => Promise<boolean>, what: string) {
 
 /** The account home: a writer key certified by a device of `root`. */
 async function home(root: SigningKey) {
-  const device = SigningKey.generate();
-  const writer = SigningKey.generate();
-  const at = { account: root.did, issued: Date.now() };
-  const d = await issueCertificate(root, { kind: 'device', subject: device.did, ...at });
-  const w = await issueCertificate(device, { kind: 'writer', subject: writer.did, ...at });
   const node = await createNode({
     stores: memoryStores(),
-    key: writer,
-    certificates: [d.bytes, w.bytes],
+    ...(await new TestAccount(root).node()),
   });
   nodes.push(node);
   return node;
@@ -47,20 +41,11 @@ async function home(root: SigningKey) {
 
 /** The app: its own key, certified by the root for `spaces` only, or for every space. */
 async function app(root: SigningKey, spaces?: string[]) {
-  const writer = SigningKey.generate();
-  const cert = await issueCertificate(root, {
-    kind: 'writer',
-    subject: writer.did,
-    account: root.did,
-    issued: Date.now(),
+  const keys = await new TestAccount(root).node({
     ...(spaces ? { spaces } : {}),
     label: 'http://127.0.0.1:5174',
   });
-  const node = await createNode({
-    stores: memoryStores(),
-    key: writer,
-    certificates: [cert.bytes],
-  });
+  const node = await createNode({ stores: memoryStores(), ...keys });
   nodes.push(node);
   return node;
 }

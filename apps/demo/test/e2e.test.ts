@@ -5,28 +5,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ARTIFACTS,
-  buildApp,
-  HAS_CHROMIUM,
-  heldSpaces,
-  launch,
-  type Stack,
-  startStack,
-} from './browser.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ARTIFACTS, buildApp, heldSpaces, launch, type Stack, startStack } from './browser.ts';
 import { png } from './png.ts';
-
-const run = HAS_CHROMIUM || process.env.CI === 'true' ? describe : describe.skip;
-const WAIT = { timeout: 30_000 };
+import { createAccount, inChromium, joinAs, WAIT } from './steps.ts';
 
 async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-async function createAccount(page: Page, name: string) {
-  await page.getByLabel('Your name').fill(name);
-  await page.getByRole('button', { name: 'Create account', exact: true }).click();
 }
 
 /** The decoded size of the picture `img` shows, once it shows one. */
@@ -39,7 +24,7 @@ async function naturalSize(img: ReturnType<Page['locator']>): Promise<number[]> 
 const spaceOf = (url: string) => new URL(url).hash.match(/s=([a-z2-7]+)/)![1]!;
 const postTexts = (page: Page) => page.locator('#feed article .text').allTextContents();
 
-run('the demo in Chromium', () => {
+inChromium('the demo in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   let ada: BrowserContext;
@@ -118,8 +103,7 @@ run('the demo in Chromium', () => {
     await b.goto(link);
     // The link carries the invite: the page says who invites B to which space.
     await b.getByRole('heading', { name: 'Ada invites you to Friends' }).waitFor(WAIT);
-    await b.getByLabel('Your name').fill('Bo');
-    await b.getByRole('button', { name: 'Join Friends' }).click();
+    await joinAs(b, 'Bo', 'Friends');
     await expect.poll(() => postTexts(b), WAIT).toEqual(['A red photo from Ada']);
     // The thumbnail comes with the record; the picture is fetched ahead, being under 5 MiB.
     expect(await naturalSize(b.locator('article img.photo[data-kind="full"]'))).toEqual([

@@ -21,7 +21,7 @@ import {
 } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { seriousViolations } from './axe.ts';
 import {
@@ -29,14 +29,11 @@ import {
   buildApp,
   buildCompanion,
   buildWarnings,
-  HAS_CHROMIUM,
   launch,
   type Stack,
   startStack,
 } from './browser.ts';
-
-const run = HAS_CHROMIUM || process.env.CI === 'true' ? describe : describe.skip;
-const WAIT = { timeout: 30_000 };
+import { createAccount, inChromium, WAIT } from './steps.ts';
 
 const texts = (page: Page) => page.locator('#feed .text').allTextContents();
 const authors = (page: Page) => page.locator('#feed .author').allTextContents();
@@ -98,7 +95,7 @@ const databases = (page: Page) =>
 
 const bytes = (value: unknown) => new Uint8Array(value as number[]);
 
-run('the account home and a connected app, in Chromium', () => {
+inChromium('the account home and a connected app, in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   let context: BrowserContext;
@@ -135,8 +132,7 @@ run('the account home and a connected app, in Chromium', () => {
 
   it("keeps Ada's root and device keys unreadable, and signs with a writer key of its own", async () => {
     await home.goto(stack.app.url);
-    await home.getByLabel('Your name').fill('Ada');
-    await home.getByRole('button', { name: 'Create account', exact: true }).click();
+    await createAccount(home, 'Ada');
     await home.getByRole('heading', { name: 'Your spaces' }).waitFor(WAIT);
     account = new URLSearchParams(new URL(home.url()).hash.slice(1)).get('a')!;
     for (const [name, text] of [

@@ -9,20 +9,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seriousViolations } from './axe.ts';
-import {
-  buildApp,
-  buildWarnings,
-  HAS_CHROMIUM,
-  launch,
-  type Stack,
-  startStack,
-} from './browser.ts';
+import { buildApp, buildWarnings, launch, type Stack, startStack } from './browser.ts';
 import { sunsetPng } from './png.ts';
+import { createAccount, inChromium, joinAs, WAIT } from './steps.ts';
 
-const run = HAS_CHROMIUM || process.env.CI === 'true' ? describe : describe.skip;
-const WAIT = { timeout: 30_000 };
 const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 
 async function shot(page: Page, name: string) {
@@ -41,7 +33,7 @@ const people = (page: Page) => page.locator('#members .person .name').allTextCon
 const showsNoKeys = async (page: Page) =>
   expect(await page.locator('main').textContent()).not.toMatch(/z6Mk|did:key/);
 
-run('three people in Chromium', () => {
+inChromium('three people in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
@@ -100,8 +92,7 @@ run('three people in Chromium', () => {
     await ada.getByRole('heading', { name: 'Welcome to minca' }).waitFor(WAIT);
     await accessible(ada);
     await shot(ada, '01-ada-welcome');
-    await ada.getByLabel('Your name').fill('Ada');
-    await ada.getByRole('button', { name: 'Create account', exact: true }).click();
+    await createAccount(ada, 'Ada');
     await ada.getByRole('heading', { name: 'Your spaces' }).waitFor(WAIT);
     await accessible(ada);
     await shot(ada, '02-ada-spaces');
@@ -138,8 +129,7 @@ run('three people in Chromium', () => {
     await bo.getByRole('heading', { name: 'Ada invites you to Friends' }).waitFor(WAIT);
     await accessible(bo);
     await shot(bo, '05-bo-join-page-dark');
-    await bo.getByLabel('Your name').fill('Bo');
-    await bo.getByRole('button', { name: 'Join Friends' }).click();
+    await joinAs(bo, 'Bo', 'Friends');
     await bo.locator('main[data-rendered="true"]').waitFor(WAIT);
     await expect.poll(() => bo.locator('#space-title').textContent(), WAIT).toBe('Friends');
     await expect.poll(async () => (await people(bo)).sort(), WAIT).toEqual(['Ada', 'Bo']);
@@ -261,8 +251,7 @@ run('three people in Chromium', () => {
     dee = await context.newPage();
     await dee.goto(link);
     await dee.getByRole('heading', { name: 'Ada invites you to Friends' }).waitFor(WAIT);
-    await dee.getByLabel('Your name').fill('Dee');
-    await dee.getByRole('button', { name: 'Join Friends' }).click();
+    await joinAs(dee, 'Dee', 'Friends');
     await dee.locator('main[data-rendered="true"]').waitFor(WAIT);
     // Two accounts accepted one invite: the owner sees who, by name.
     await expect

@@ -17,11 +17,11 @@ import { inviteStore } from '../server/invites.ts';
 import { type AppServer, serveApp } from '../server/serve-app.ts';
 import { ARTIFACTS, buildApp, HAS_CHROMIUM, launch, type Stack, startStack } from './browser.ts';
 import { png } from './png.ts';
+import { createAccount, joinAs, WAIT } from './steps.ts';
 import { type ThrottleProxy, throttleProxy } from './throttle-proxy.ts';
 import { HAS_FFMPEG, testVideo } from './video-file.ts';
 
 const run = (HAS_CHROMIUM && HAS_FFMPEG) || process.env.CI === 'true' ? describe : describe.skip;
-const WAIT = { timeout: 30_000 };
 const MiB = 1024 * 1024;
 const SIZE = 20 * MiB;
 const SECONDS = 60;
@@ -60,11 +60,6 @@ async function recordFirstSeen(page: Page): Promise<void> {
 
 const firstSeen = (page: Page) =>
   page.evaluate(() => (window as unknown as { firstSeen: FirstSeen }).firstSeen);
-
-async function createAccount(page: Page, name: string) {
-  await page.getByLabel('Your name').fill(name);
-  await page.getByRole('button', { name: 'Create account', exact: true }).click();
-}
 
 /** An invite made in Ada's dialog: the short link, and the whole code. */
 async function invite(page: Page): Promise<{ link: string; code: string }> {
@@ -185,8 +180,7 @@ run('a video from a peer limited to 1 MB/s, in Chromium', () => {
   it('Bo plays it within 3 s through his 1 MB/s link, and seeks to its middle', async () => {
     const { link } = await invite(ada);
     await bo.goto(new URL(new URL(link).hash, viewerApp.url).href);
-    await bo.getByLabel('Your name').fill('Bo');
-    await bo.getByRole('button', { name: 'Join Films' }).click();
+    await joinAs(bo, 'Bo', 'Films');
     const video = bo.locator('article video.video');
     await video.waitFor(WAIT);
     await expect.poll(() => video.getAttribute('src'), WAIT).toContain('/media/');

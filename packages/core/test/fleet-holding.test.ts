@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCbor } from '../src/encoding.js';
 import type { DataOffer, HoldingPolicy } from '../src/hosting/holding-policy.js';
-import { issueCertificate } from '../src/identity/certificate.js';
 import { SigningKey } from '../src/keys.js';
 import { createNode, type MincaNode } from '../src/node.js';
 import { decodeMessage, MAX_REFUSALS } from '../src/sync/messages.js';
+import { TestAccount } from '../src/testing/test-account.js';
 import { fakeStores } from './fake-adapter.js';
 import { connect, converged, nodeFixture, sharedSpace, until } from './sync-helpers.js';
 
@@ -14,17 +14,10 @@ const { nodes, make } = nodeFixture();
 
 /** A holder whose key the fleet's key certified: its account is the fleet's. */
 async function fleetHost(fleet: SigningKey, holding: HoldingPolicy = {}): Promise<MincaNode> {
-  const key = SigningKey.generate();
-  const cert = await issueCertificate(fleet, {
-    kind: 'writer',
-    subject: key.did,
-    account: fleet.did,
-    issued: Date.now(),
-  });
+  const keys = await new TestAccount(fleet).node({ byRoot: true });
   const host = await createNode({
     stores: fakeStores(),
-    key,
-    certificates: [cert.bytes],
+    ...keys,
     holding,
     fetchFiles: 'all',
   });

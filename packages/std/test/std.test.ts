@@ -1,4 +1,5 @@
-import { createNode, issueCertificate, type MincaRecord, SigningKey } from '@minca/core';
+import { createNode, type MincaRecord, SigningKey } from '@minca/core';
+import { TestAccount } from '@minca/core/testing';
 import { memoryStores } from '@minca/memory';
 import { rgbaToThumbHash } from 'thumbhash';
 import { describe, expect, it } from 'vitest';
@@ -144,20 +145,7 @@ describe('std.profile', () => {
 describe('writers and their accounts', () => {
   /** A node of `root`'s account: a writer key certified by a device the root certified. */
   async function accountNode(root: SigningKey) {
-    const device = SigningKey.generate();
-    const writer = SigningKey.generate();
-    const at = { account: root.did, issued: Date.now() };
-    const deviceCert = await issueCertificate(root, { kind: 'device', subject: device.did, ...at });
-    const writerCert = await issueCertificate(device, {
-      kind: 'writer',
-      subject: writer.did,
-      ...at,
-    });
-    return createNode({
-      stores: memoryStores(),
-      key: writer,
-      certificates: [deviceCert.bytes, writerCert.bytes],
-    });
+    return createNode({ stores: memoryStores(), ...(await new TestAccount(root).node()) });
   }
 
   it("a profile written by an account's writer key is the account's", async () => {

@@ -13,3 +13,4 @@ export { type MirrorTestContext, runMirrorTests } from './mirror-suite.js';
 export { type RecordsTestContext, runRecordsTests } from './records.js';
 export { seededRandom } from './seeded-random.js';
 export { runStorageAdapterTests } from './storage-adapter-suite.js';
+export { TestAccount, type TestDevice, type TestNodeKeys } from './test-account.js';

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { issueCertificate, issueRevocation } from '../../src/identity/certificate.js';
 import { SigningKey } from '../../src/keys.js';
 import type { MincaNode } from '../../src/node.js';
+import { TestAccount } from '../../src/testing/test-account.js';
 import { keyThat } from '../scripted-peer.js';
 import { connect, converged, nodeFixture, until } from '../sync-helpers.js';
-import { TestAccount } from './identity-helpers.js';
 
 const { make } = nodeFixture();
 
