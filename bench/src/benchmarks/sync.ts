@@ -98,6 +98,8 @@ async function mincaSync(perSignature: number, resync: boolean): Promise<MincaRu
     }
     await client.ask({ cmd: 'stop' });
     await server.ask({ cmd: 'stop' });
+    // A process writes its profile as it exits: give it time before the kill below.
+    if (PROFILE) await new Promise((r) => setTimeout(r, 5000));
     return run;
   } finally {
     for (const proc of spawned) proc.kill();

@@ -10,11 +10,16 @@ import { Bound, compareBounds } from '../negentropy/bound.js';
 import { type NegentropySnapshot, snapshotItems } from '../negentropy/set.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
-import { CURSOR_BYTES, MAX_FRAME_BYTES, MAX_VERSIONS_PER_MESSAGE } from './messages.js';
+import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE } from './messages.js';
 import { STALE_MS } from './pacing.js';
 import type { SyncChannel } from './reconciliation.js';
 
 const TWO32 = 0x1_0000_0000;
+/**
+ * Bytes of versions in one page: a quarter of a frame. Pages in flight (one travelling, one or
+ * two checked ahead, one stored) are what a joining device holds at once.
+ */
+const PAGE_BYTES = 512 * 1024;
 /** Versions read from the store at a time while a page is made. */
 const READ_BATCH = 256;
 
@@ -63,7 +68,7 @@ export async function pullPage(
   after: Uint8Array | undefined,
 ): Promise<Version[]> {
   const ids = idsAfter(store.syncSet(collection), after, MAX_VERSIONS_PER_MESSAGE);
-  const budget = MAX_FRAME_BYTES - 64 * 1024;
+  const budget = PAGE_BYTES;
   const page: Version[] = [];
   let size = 0;
   for (let at = 0; at < ids.length; at += READ_BATCH) {
