@@ -12,6 +12,7 @@ import {
   answerNeg,
   helloFrom,
   keyThat,
+  type MessageOf,
   memberSpace,
   scriptedPeer,
   syncSetOf,
@@ -63,7 +64,7 @@ describe('pulling a collection', () => {
     const space = randomId();
     const spaceKey = randomKey();
     await node.spaces.join({ id: space, key: spaceKey, owner: owner.did, versions: [] });
-    const mine = [];
+    const mine: Version[] = [];
     for (let i = 0; i < 3; i++)
       mine.push(await versionBy(owner, spaceKey, space, 'app.post', { i }));
     mine.sort(inSetOrder);
@@ -79,7 +80,7 @@ describe('pulling a collection', () => {
         p.send({ t: 'vers', s: space, q: m.q, v: mine.slice(from, from + 2).map((v) => v.bytes) });
       }
     };
-    p.send({ ...helloFrom(space, [['app.post', 3]]), p: true });
+    p.send({ ...(helloFrom(space, [['app.post', 3]]) as MessageOf<'hello'>), p: true });
     await waitFor(async () => (await node.spaces.status(space)).versions === 3, 5000, 'the pull');
     // Three pulls: from the start, past the second, past the third (an empty page ends it).
     expect(pulls).toEqual([undefined, toHex(cursorOf(mine[1]!)), toHex(cursorOf(mine[2]!))]);
