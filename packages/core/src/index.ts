@@ -71,6 +71,8 @@ export {
   type HeldSpaceInfo,
   MincaNode,
   type NodeConfig,
+  type OpenSpacesOptions,
+  type OpenSpacesStats,
   type RecordsApi,
   type ReusedInvite,
   type SpaceInfo,

@@ -22,6 +22,7 @@ import { openStore, REGISTRY_PATH } from './node/open-store.js';
 import { Peers } from './node/peers.js';
 import { type RecordsApi, recordsApi } from './node/records-api.js';
 import { ReuseWatch } from './node/reuse-watch.js';
+import type { OpenSpacesOptions } from './node/space-use.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
@@ -32,7 +33,9 @@ import type { Transport } from './sync/transport.js';
 
 export type { HeldSpaceInfo } from './node/holding.js';
 export type { SpaceInfo, SpaceTicket } from './node/invites.js';
+export type { OpenSpacesStats } from './node/open-spaces.js';
 export type { ReusedInvite } from './node/reuse-watch.js';
+export type { OpenSpacesOptions } from './node/space-use.js';
 export type { SpaceStatus, WriterInfo } from './node/spaces-api.js';
 export type { FilesApi, RecordsApi, SpacesApi };
 
@@ -77,6 +80,12 @@ export interface NodeConfig {
    * its DID hold it (`spaces.allowHolder`).
    */
   holding?: HoldingPolicy;
+  /**
+   * How long a space nothing uses stays open (`idleMs`, 5 minutes) and how many stay open at
+   * most (`max`, 1,000; past it the least recently used idle one closes). A closed space opens
+   * again for the next call or a peer's message; nothing written is lost (spec 06 §4.1).
+   */
+  openSpaces?: OpenSpacesOptions;
 }
 
 /** Opens a node over its stores. */
@@ -139,6 +148,15 @@ export class MincaNode {
       return next;
     };
     const learnOnce = async (space: OpenSpace) => {
+      // It may write (keys rewrapped, changed): the space stays open until it is done.
+      const release = open.keepOpen(space.id);
+      try {
+        await learnFrom(space);
+      } finally {
+        release();
+      }
+    };
+    const learnFrom = async (space: OpenSpace) => {
       await reuses.changed(space);
       if (space.owner === identity.account) {
         // A member whose acceptance came after a key change gets the key, from the owner; a
@@ -175,9 +193,12 @@ export class MincaNode {
         await mirrors.start(space, await files.opened(space));
       },
       closing: async (id) => {
+        // First, before anything awaits: no peer's message reaches the space after this.
+        peers?.closing(id);
         await files.closed(id);
         await mirrors.close(id);
       },
+      busy: (id) => (files.inUse(id) ? 'pinned' : peers?.busy(id)),
     };
     const open = new OpenSpaces({
       stores: config.stores,
@@ -187,6 +208,8 @@ export class MincaNode {
       identity,
       holding: config.holding,
       hooks,
+      now,
+      ...(config.openSpaces ? { limits: config.openSpaces } : {}),
     });
     const holding = new Holding(registry, open, config.holding ?? {}, now, () =>
       peers?.heldChanged(),

@@ -17,6 +17,15 @@ export const clearTimer = (handle: Handle): void => timers.clearTimeout(handle);
 export const setRepeating = (callback: () => void, ms: number): Handle =>
   timers.setInterval(callback, ms);
 export const clearRepeating = (handle: Handle): void => timers.clearInterval(handle);
+/**
+ * As {@link setRepeating}, but housekeeping: where the runtime can (Node, Bun, Deno), it does
+ * not keep the process alive by itself.
+ */
+export const setHousekeeping = (callback: () => void, ms: number): Handle => {
+  const handle = timers.setInterval(callback, ms);
+  (handle as { unref?: () => void } | undefined)?.unref?.();
+  return handle;
+};
 /** Resolves after `ms`. */
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => timers.setTimeout(resolve, ms));

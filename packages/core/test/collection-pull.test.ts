@@ -83,6 +83,7 @@ describe('pulling a collection', () => {
     p.send({ ...(helloFrom(space, [['app.post', 3]]) as MessageOf<'hello'>), p: true });
     await waitFor(async () => (await node.spaces.status(space)).versions === 3, 5000, 'the pull');
     // Three pulls: from the start, past the second, past the third (an empty page ends it).
+    await waitFor(() => pulls.length >= 3, 5000, 'the last pull');
     expect(pulls).toEqual([undefined, toHex(cursorOf(mine[1]!)), toHex(cursorOf(mine[2]!))]);
     expect(p.of('want', space)).toEqual([]);
     // Then the collection is reconciled, which finds what a pull may have missed.

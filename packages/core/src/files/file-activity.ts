@@ -28,6 +28,11 @@ export class FileActivity {
     else this.#pinned.set(id, n);
   }
 
+  /** Some file is being read or fetched: its space is in use. */
+  get active(): boolean {
+    return this.#pinned.size > 0 || this.#busy.size > 0;
+  }
+
   isPinned(id: string): boolean {
     return this.#pinned.has(id);
   }

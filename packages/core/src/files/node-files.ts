@@ -17,6 +17,8 @@ export interface FilesChange {
 
 export class NodeFiles implements FileService {
   readonly #spaces = new Map<string, { space: SpaceView; files: Promise<SpaceFiles> }>();
+  /** The files of each open space, once opened. */
+  readonly #ready = new Map<string, SpaceFiles>();
   /** Per space, its peers as sources, in the order they joined it. */
   readonly #peers = new Map<string, PeerFileSource[]>();
   readonly #providers: FileSourceProvider[] = [];
@@ -39,6 +41,12 @@ export class NodeFiles implements FileService {
       subscribe: (listener) => this.subscribe(space.id, listener),
     });
     this.#spaces.set(space.id, { space, files });
+    void files.then(
+      (f) => {
+        if (this.#spaces.get(space.id)?.files === files) this.#ready.set(space.id, f);
+      },
+      () => undefined,
+    );
     space.subscribe(() => void files.then((f) => f.recordsChanged()));
     files.catch(() => this.#spaces.delete(space.id));
     return files;
@@ -49,7 +57,16 @@ export class NodeFiles implements FileService {
     const entry = this.#spaces.get(id);
     if (!entry) return;
     this.#spaces.delete(id);
+    this.#ready.delete(id);
     (await entry.files.catch(() => undefined))?.close();
+  }
+
+  /**
+   * Whether a file of space `id` is being added, read or fetched (or a read waits): the space
+   * stays open meanwhile. Only once its files opened; until then nothing of them is under way.
+   */
+  inUse(id: string): boolean {
+    return this.#ready.get(id)?.inUse === true;
   }
 
   /** Reads a space's files again, after another process wrote its store (`node.invalidate`). */

@@ -94,6 +94,11 @@ export class SpaceFiles {
     return this.#policy.pass();
   }
 
+  /** A file is being added, read, fetched or waited for: the space must stay open. */
+  get inUse(): boolean {
+    return this.#waiters.size > 0 || this.#activity.active;
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

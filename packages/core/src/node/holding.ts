@@ -77,7 +77,8 @@ export class Holding {
     }
     for (const { entry, fresh } of keep) {
       if (fresh) await this.registry.putHeld(entry);
-      await this.spaces.held(entry);
+      // Opened as a peer opens spaces: within the most open at once.
+      await this.spaces.viewForPeer(entry.id);
       answer.admitted.push(entry.id);
       if (fresh) {
         const { id: space, access, offeredBy, added } = entry;

@@ -2,7 +2,8 @@
  * The spaces a node has open, and opening them on demand: a member's ({@link OpenSpace}, from
  * its registry entry and key) or a holder's ({@link HeldSpace}, without the key). Each is opened
  * once; what else a space needs while open (files, mirrors, peers hearing of changes) comes in
- * through {@link SpaceHooks}.
+ * through {@link SpaceHooks}. A space nothing used for a while closes, and so does the least
+ * recently used one past the most open at once (spec 06 §4.1); calls and peers open it again.
  */
 import type { StoreFactory } from '../adapter.js';
 import type { HybridClock } from '../clock.js';
@@ -15,14 +16,26 @@ import type { Registry } from '../registry.js';
 import { type HeldEntry, HeldSpace } from '../space/held-space.js';
 import { OpenSpace } from '../space/open-space.js';
 import type { SpaceView } from '../space/space-view.js';
+import { clearRepeating, setHousekeeping, sleep } from '../timers.js';
 import { openStore, spaceStorePath } from './open-store.js';
+import { type OpenSpacesOptions, openSpacesLimits, SpaceUse, sweepPeriod } from './space-use.js';
 
 /** What the node does as a space opens and closes. */
 export interface SpaceHooks {
   /** A space just opened, before anyone else gets it. */
   opened(space: OpenSpace | HeldSpace): Promise<void>;
-  /** A space is closing: after this its store closes. */
+  /**
+   * A space is closing: after this its store closes. What must not see it any more (peers'
+   * syncs) lets go of it before this first awaits.
+   */
   closing(id: string): Promise<void>;
+  /**
+   * What outside the calls uses the space now: `pinned`, a file read or a peer's message being
+   * handled (it never closes meanwhile); `syncing`, a sync mid-session or asking for versions
+   * (it closes then only past the most open at once, for a peer's open: the session is found
+   * again later, nothing stored is lost).
+   */
+  busy(id: string): 'pinned' | 'syncing' | undefined;
 }
 
 export interface OpenSpacesConfig {
@@ -34,15 +47,45 @@ export interface OpenSpacesConfig {
   identity: WriterIdentity;
   holding: HoldingPolicy | undefined;
   hooks: SpaceHooks;
+  now: () => number;
+  limits?: OpenSpacesOptions;
+}
+
+/** How many spaces are open now (`spaces.stats`). */
+export interface OpenSpacesStats {
+  /** Spaces open, with their key and held without it. */
+  open: number;
+  members: number;
+  held: number;
+  /** The limits in force: a space idle this long closes, and at most this many stay open. */
+  idleMs: number;
+  max: number;
+}
+
+type AnySpace = OpenSpace | HeldSpace;
+interface Entry<S extends AnySpace> {
+  opening: Promise<S>;
+  /** Once open. */
+  space?: S;
 }
 
 export class OpenSpaces {
-  readonly #members = new Map<string, Promise<OpenSpace>>();
+  readonly #members = new Map<string, Entry<OpenSpace>>();
   /** Spaces held without their key, open. */
-  readonly #held = new Map<string, Promise<HeldSpace>>();
+  readonly #held = new Map<string, Entry<HeldSpace>>();
+  /** Spaces closing now: opening one again waits for its close. */
+  readonly #closing = new Map<string, Promise<void>>();
+  readonly #use: SpaceUse;
+  readonly #limits: Required<OpenSpacesOptions>;
+  #sweep: unknown;
+  /** Opens from peers waiting for a space to close, with every open one in use. */
+  readonly #slotWaiters = new Set<() => void>();
   #closed = false;
 
-  constructor(private readonly config: OpenSpacesConfig) {}
+  constructor(private readonly config: OpenSpacesConfig) {
+    this.#limits = openSpacesLimits(config.limits);
+    this.#use = new SpaceUse(config.now);
+  }
 
   /** Throws `closed` once the node closed. */
   check(): void {
@@ -58,44 +101,37 @@ export class OpenSpaces {
         `${JSON.stringify(String(id).slice(0, 40))} is not a space id`,
       );
     }
-    let opening = this.#members.get(id);
-    if (!opening) {
-      opening = (async () => {
-        const { registry, stores, clock, key, identity, hooks } = this.config;
-        const entry = await registry.getSpace(id);
-        if (!entry) throw new MincaError('unknown_space', `space ${id} is not known here`);
-        const store = await openStore(stores, spaceStorePath(id));
-        const space = new OpenSpace(entry, store, clock, key, identity);
-        await hooks.opened(space);
-        return space;
-      })();
-      this.#members.set(id, opening);
-      opening.catch(() => this.#members.delete(id));
-    }
-    return opening;
+    this.#use.touch(id);
+    const entry = this.#members.get(id);
+    if (entry) return entry.opening;
+    return this.#open(this.#members, id, async () => {
+      const { registry, stores, clock, key, identity } = this.config;
+      const registered = await registry.getSpace(id);
+      if (!registered) throw new MincaError('unknown_space', `space ${id} is not known here`);
+      const store = await openStore(stores, spaceStorePath(id));
+      return new OpenSpace(registered, store, clock, key, identity);
+    });
   }
 
   /** Opens a space held without its key. */
   held(entry: HeldEntry): Promise<HeldSpace> {
     this.check();
-    let opening = this.#held.get(entry.id);
-    if (!opening) {
-      opening = (async () => {
-        const store = await openStore(this.config.stores, spaceStorePath(entry.id));
-        const space = await HeldSpace.open(entry, store, this.config.holding ?? {});
-        await this.config.hooks.opened(space);
-        return space;
-      })();
-      this.#held.set(entry.id, opening);
-      opening.catch(() => this.#held.delete(entry.id));
-    }
-    return opening;
+    this.#use.touch(entry.id);
+    const open = this.#held.get(entry.id);
+    if (open) return open.opening;
+    return this.#open(this.#held, entry.id, async () => {
+      const store = await openStore(this.config.stores, spaceStorePath(entry.id));
+      return HeldSpace.open(entry, store, this.config.holding ?? {});
+    });
   }
 
   /** Space `id` as sync, files and mirrors see it: with its key, or held without it. */
   async view(id: string): Promise<SpaceView> {
-    const opening = this.#held.get(id);
-    if (opening) return opening;
+    const open = this.#held.get(id);
+    if (open) {
+      this.#use.touch(id);
+      return open.opening;
+    }
     const { registry } = this.config;
     if (!(await registry.getSpace(id))) {
       const held = await registry.getHeld(id);
@@ -104,47 +140,227 @@ export class OpenSpaces {
     return this.member(id);
   }
 
+  /**
+   * As {@link view}, for a peer: with every open space in use and as many open as allowed, it
+   * waits for one to close (a sync mid-session ends, or goes stale) rather than open one more.
+   */
+  async viewForPeer(id: string): Promise<SpaceView> {
+    while (!this.isOpen(id) && this.#count() >= this.#limits.max) {
+      this.check();
+      // The least recently used idle space, else one only syncing; its close is waited for.
+      const closing = this.#closeLeastRecent() ?? this.#closeLeastRecent(true);
+      if (closing) {
+        await closing.catch(() => undefined);
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#slotWaiters.delete(wake);
+          resolve();
+        };
+        this.#slotWaiters.add(wake);
+        void sleep(sweepPeriod(this.#limits.idleMs)).then(wake);
+      });
+    }
+    return this.view(id);
+  }
+
+  /** Runs `work` with member space `id` open; it stays open until `work` ends. */
+  async using<T>(id: string, work: (space: OpenSpace) => Promise<T>): Promise<T> {
+    const opening = this.member(id);
+    const end = this.#use.begin(id);
+    try {
+      return await work(await opening);
+    } finally {
+      this.#ended(id, end);
+    }
+  }
+
+  /** As {@link using}, with the space as sync and files see it (held without its key too). */
+  async usingView<T>(id: string, work: (space: SpaceView) => Promise<T>): Promise<T> {
+    this.check();
+    const end = this.#use.begin(id);
+    try {
+      return await work(await this.view(id));
+    } finally {
+      this.#ended(id, end);
+    }
+  }
+
+  /** A use of `id` ended; a space that did not open (unknown) leaves nothing behind. */
+  #ended(id: string, end: () => void): void {
+    end();
+    if (!this.isOpen(id)) this.#use.closed(id);
+  }
+
+  /** Keeps space `id` open (for a listener) until the returned function is called. */
+  keepOpen(id: string): () => void {
+    const end = this.#use.begin(id);
+    return () => this.#ended(id, end);
+  }
+
+  /** Space `id` was used just now (a peer's message for it): its idle time starts again. */
+  touch(id: string): void {
+    if (this.isOpen(id)) this.#use.touch(id);
+  }
+
+  /** Whether space `id` is open (or opening) now. */
+  isOpen(id: string): boolean {
+    return this.#members.has(id) || this.#held.has(id);
+  }
+
   /** Closes an open member space, if open; calls open it again. */
   async close(id: string): Promise<void> {
-    const opening = this.#members.get(id);
-    if (!opening) return;
-    this.#members.delete(id);
-    await this.#closeSpace(await opening);
+    const entry = this.#members.get(id);
+    if (!entry) return;
+    const space = await entry.opening.catch(() => undefined);
+    if (this.#members.get(id) === entry && space) await this.#closeOpen(this.#members, id);
   }
 
   /** Closes a held space, if open. */
   async closeHeld(id: string): Promise<void> {
-    const opening = this.#held.get(id);
-    this.#held.delete(id);
-    const space = await opening?.catch(() => undefined);
-    if (space) await this.#closeSpace(space);
+    const entry = this.#held.get(id);
+    const space = await entry?.opening.catch(() => undefined);
+    if (entry && space && this.#held.get(id) === entry) await this.#closeOpen(this.#held, id);
     else await this.config.hooks.closing(id);
   }
 
   /** The member spaces open now (of `ids`, when given), once opened. */
   async openMembers(ids?: readonly string[]): Promise<OpenSpace[]> {
     const out: OpenSpace[] = [];
-    for (const [id, opening] of this.#members) {
+    for (const [id, entry] of this.#members) {
       if (ids && !ids.includes(id)) continue;
-      const space = await opening.catch(() => undefined);
+      const space = await entry.opening.catch(() => undefined);
       if (space) out.push(space);
     }
     return out;
   }
 
+  stats(): OpenSpacesStats {
+    const members = this.#members.size;
+    const held = this.#held.size;
+    return { open: members + held, members, held, ...this.#limits };
+  }
+
+  /** Closes what has been idle past the limit; past the most open, the least recently used. */
+  async closeIdle(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const id of [...this.#use.leastRecent()]) {
+      if (this.#use.idleFor(id) < this.#limits.idleMs) break;
+      if (this.#closable(id)) closing.push(this.#closeById(id));
+    }
+    while (this.#count() > this.#limits.max) {
+      const next = this.#closeLeastRecent();
+      if (!next) break;
+      closing.push(next);
+    }
+    await Promise.all(closing);
+  }
+
   /** Closes every open space; no more open after this. */
   async closeAll(): Promise<void> {
     this.#closed = true;
+    if (this.#sweep !== undefined) clearRepeating(this.#sweep);
+    this.#sweep = undefined;
+    for (const wake of [...this.#slotWaiters]) wake();
     const open = [...this.#members.values(), ...this.#held.values()];
     this.#members.clear();
     this.#held.clear();
-    for (const opening of open) {
-      const space = await opening.catch(() => undefined);
+    for (const entry of open) {
+      const space = await entry.opening.catch(() => undefined);
       if (space) await this.#closeSpace(space);
+    }
+    await Promise.all(this.#closing.values());
+  }
+
+  #count(): number {
+    return this.#members.size + this.#held.size;
+  }
+
+  #open<S extends AnySpace>(
+    map: Map<string, Entry<S>>,
+    id: string,
+    make: () => Promise<S>,
+  ): Promise<S> {
+    const entry: Entry<S> = {
+      opening: (async () => {
+        await this.#closing.get(id);
+        const space = await make();
+        await this.config.hooks.opened(space);
+        return space;
+      })(),
+    };
+    map.set(id, entry);
+    entry.opening.then(
+      (space) => {
+        entry.space = space;
+        this.#opened();
+      },
+      () => {
+        if (map.get(id) !== entry) return;
+        map.delete(id);
+        this.#use.closed(id);
+      },
+    );
+    return entry.opening;
+  }
+
+  /** A space opened: past the most open, the least recently used idle one closes. */
+  #opened(): void {
+    this.#sweep ??= setHousekeeping(
+      () => void this.closeIdle().catch(() => undefined),
+      sweepPeriod(this.#limits.idleMs),
+    );
+    while (this.#count() > this.#limits.max) {
+      const closing = this.#closeLeastRecent();
+      if (!closing) break;
+      void closing.catch(() => undefined);
     }
   }
 
-  async #closeSpace(space: OpenSpace | HeldSpace): Promise<void> {
+  /**
+   * Open, and nothing uses it now: no call, listener, file read nor sync mid-session; with
+   * `syncing`, a sync mid-session doesn't count.
+   */
+  #closable(id: string, syncing = false): boolean {
+    const entry = this.#members.get(id) ?? this.#held.get(id);
+    if (entry?.space === undefined || this.#use.inUse(id)) return false;
+    const busy = this.config.hooks.busy(id);
+    return busy === undefined || (syncing && busy === 'syncing');
+  }
+
+  /** Closes the least recently used space nothing uses (see {@link #closable}), if any. */
+  #closeLeastRecent(syncing = false): Promise<void> | undefined {
+    for (const id of this.#use.leastRecent())
+      if (this.#closable(id, syncing)) return this.#closeById(id);
+    return undefined;
+  }
+
+  #closeById(id: string): Promise<void> {
+    return this.#members.has(id)
+      ? this.#closeOpen(this.#members, id)
+      : this.#closeOpen(this.#held, id);
+  }
+
+  /** Closes open space `id` of `map`: gone from the map at once, so a new call opens it anew. */
+  #closeOpen<S extends AnySpace>(map: Map<string, Entry<S>>, id: string): Promise<void> {
+    const space = map.get(id)?.space;
+    map.delete(id);
+    this.#use.closed(id);
+    if (!space) return Promise.resolve();
+    // No close of `id` can be under way: its opening waited for the last. The hooks' first,
+    // synchronous part runs now, so no peer's message reaches the space after this.
+    const closing = this.#closeSpace(space);
+    const settled = closing.catch(() => undefined);
+    this.#closing.set(id, settled);
+    void settled.then(() => {
+      if (this.#closing.get(id) === settled) this.#closing.delete(id);
+      for (const wake of [...this.#slotWaiters]) wake();
+    });
+    return closing;
+  }
+
+  async #closeSpace(space: AnySpace): Promise<void> {
     await this.config.hooks.closing(space.id);
     await space.store.close();
   }

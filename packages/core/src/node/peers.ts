@@ -54,7 +54,9 @@ export class Peers {
       chain: identity.chain,
       sign: (message) => key.sign(message),
       now: () => config.now(),
-      space: (id) => spaces.view(id),
+      // A peer opens a space again only within the most open at once (spec 06 §4.1).
+      space: (id) => spaces.viewForPeer(id),
+      used: (id) => spaces.touch(id),
       files,
       holds: async (id) =>
         (await registry.getSpace(id)) !== undefined || (await registry.getHeld(id)) !== undefined,
@@ -123,6 +125,25 @@ export class Peers {
   heldChanged(): void {
     for (const peer of this.#peers)
       if (peer.did && isFleetPeer(this.#config, peer.did)) peer.reoffer();
+  }
+
+  /** Space `id` is closing: every connection's sync lets go of it, at once. */
+  closing(id: string): void {
+    for (const peer of this.#peers) peer.rest(id);
+  }
+
+  /**
+   * How the connections use space `id` now: `pinned`, one handles a message of it; `syncing`,
+   * a session or a want is under way in it.
+   */
+  busy(id: string): 'pinned' | 'syncing' | undefined {
+    let busy: 'syncing' | undefined;
+    for (const peer of this.#peers) {
+      const use = peer.busy(id);
+      if (use === 'pinned') return use;
+      busy ??= use;
+    }
+    return busy;
   }
 
   /** How this node stands with each connected peer in space `id`. */

@@ -24,17 +24,18 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       body: T,
       options: { id?: string } = {},
     ): Promise<MincaRecord<T>> => {
-      const space = await spaces.member(spaceId);
-      if (isSystemCollection(collection)) {
-        throw new MincaError(
-          'invalid_name',
-          `collection ${collection} is the space's own; apps write outside sys.*`,
-        );
-      }
-      if (body === null || body === undefined) {
-        throw new MincaError('invalid_input', 'a record body cannot be null; use records.delete');
-      }
-      return (await space.put(collection, body, options.id)) as MincaRecord<T>;
+      return spaces.using(spaceId, async (space) => {
+        if (isSystemCollection(collection)) {
+          throw new MincaError(
+            'invalid_name',
+            `collection ${collection} is the space's own; apps write outside sys.*`,
+          );
+        }
+        if (body === null || body === undefined) {
+          throw new MincaError('invalid_input', 'a record body cannot be null; use records.delete');
+        }
+        return (await space.put(collection, body, options.id)) as MincaRecord<T>;
+      });
     },
     /**
      * Writes several records in one go, as `put` would one after another, but sealed and signed
@@ -49,20 +50,24 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       items: ReadonlyArray<{ body: T; id?: string }>,
       options: SignOptions = {},
     ): Promise<Array<MincaRecord<T>>> => {
-      const space = await spaces.member(spaceId);
-      if (isSystemCollection(collection)) {
-        throw new MincaError(
-          'invalid_name',
-          `collection ${collection} is the space's own; apps write outside sys.*`,
-        );
-      }
-      if (!Array.isArray(items)) throw new TypeError('items must be an array of { body, id? }');
-      for (const item of items) {
-        if (item?.body === null || item?.body === undefined) {
-          throw new MincaError('invalid_input', 'a record body cannot be null; use records.delete');
+      return spaces.using(spaceId, async (space) => {
+        if (isSystemCollection(collection)) {
+          throw new MincaError(
+            'invalid_name',
+            `collection ${collection} is the space's own; apps write outside sys.*`,
+          );
         }
-      }
-      return (await space.putMany(collection, items, options)) as Array<MincaRecord<T>>;
+        if (!Array.isArray(items)) throw new TypeError('items must be an array of { body, id? }');
+        for (const item of items) {
+          if (item?.body === null || item?.body === undefined) {
+            throw new MincaError(
+              'invalid_input',
+              'a record body cannot be null; use records.delete',
+            );
+          }
+        }
+        return (await space.putMany(collection, items, options)) as Array<MincaRecord<T>>;
+      });
     },
     /** The record as it stands, or `undefined`. */
     get: async <T extends BodyValue = BodyValue>(
@@ -70,8 +75,9 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       collection: string,
       id: string,
     ): Promise<MincaRecord<T> | undefined> => {
-      const space = await spaces.member(spaceId);
-      return (await space.get(collection, id)) as MincaRecord<T> | undefined;
+      return spaces.using(spaceId, async (space) => {
+        return (await space.get(collection, id)) as MincaRecord<T> | undefined;
+      });
     },
     /** The records of a collection that stand. */
     list: async <T extends BodyValue = BodyValue>(
@@ -79,16 +85,18 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       collection: string,
       options?: ListOptions,
     ): Promise<Array<MincaRecord<T>>> => {
-      const space = await spaces.member(spaceId);
-      return (await space.list(collection, options)) as Array<MincaRecord<T>>;
+      return spaces.using(spaceId, async (space) => {
+        return (await space.list(collection, options)) as Array<MincaRecord<T>>;
+      });
     },
     /** Deletes a record (a tombstone version). False when it did not stand. */
     delete: async (spaceId: string, collection: string, id: string): Promise<boolean> => {
-      const space = await spaces.member(spaceId);
-      if (isSystemCollection(collection)) {
-        throw new MincaError('invalid_name', `collection ${collection} is the space's own`);
-      }
-      return space.delete(collection, id);
+      return spaces.using(spaceId, async (space) => {
+        if (isSystemCollection(collection)) {
+          throw new MincaError('invalid_name', `collection ${collection} is the space's own`);
+        }
+        return space.delete(collection, id);
+      });
     },
     /**
      * Seals a file under a fresh key in 256 KiB chunks, kept in the space's store, and returns
@@ -105,8 +113,9 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       input: FileInput,
       options: AddFileOptions = {},
     ): Promise<FileRef> => {
-      const space = await spaces.member(spaceId);
-      return (await files.of(space)).add(input, options);
+      return spaces.using(spaceId, async (space) => {
+        return (await files.of(space)).add(input, options);
+      });
     },
     /**
      * The bytes of a file a record here names (of `range` only, when given: see `openFile`):
@@ -121,16 +130,17 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
       ref: FileRef,
       options: ReadFileOptions & { range?: ByteRange } = {},
     ): Promise<Uint8Array> => {
-      const space = await spaces.member(spaceId);
-      const spaceFiles = await files.of(space);
-      if (options.range === undefined) return spaceFiles.read(ref, options);
-      const { range, ...rest } = options;
-      const file = await spaceFiles.open(ref);
-      try {
-        return await file.read(range, rest);
-      } finally {
-        await file.close();
-      }
+      return spaces.using(spaceId, async (space) => {
+        const spaceFiles = await files.of(space);
+        if (options.range === undefined) return spaceFiles.read(ref, options);
+        const { range, ...rest } = options;
+        const file = await spaceFiles.open(ref);
+        try {
+          return await file.read(range, rest);
+        } finally {
+          await file.close();
+        }
+      });
     },
     /**
      * Opens a file a record here names for reading by range, as a video player does:
@@ -142,16 +152,24 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
      * the limits. Rejects as `readFile` does for a file not named or not as named.
      */
     openFile: async (spaceId: string, ref: FileRef): Promise<OpenFile> => {
-      const space = await spaces.member(spaceId);
-      return (await files.of(space)).open(ref);
+      return spaces.using(spaceId, async (space) => {
+        return (await files.of(space)).open(ref);
+      });
     },
     /** Calls `listener` after each change to the space's records. Returns the unsubscribe. */
     subscribe: async (
       spaceId: string,
       listener: (change: SpaceChange) => void,
     ): Promise<() => void> => {
-      const space = await spaces.member(spaceId);
-      return space.subscribe(listener);
+      // A listener keeps the space open: it would not hear of changes to a closed one.
+      return spaces.using(spaceId, async (space) => {
+        const unsubscribe = space.subscribe(listener);
+        const release = spaces.keepOpen(spaceId);
+        return () => {
+          unsubscribe();
+          release();
+        };
+      });
     },
   };
 }

@@ -15,7 +15,7 @@ import type { PeerSpaceStatus } from '../sync/sync-host.js';
 import type { HeldSpaceInfo, Holding } from './holding.js';
 import type { Invites, SpaceInfo, SpaceTicket } from './invites.js';
 import type { NodeMirrors } from './node-mirrors.js';
-import type { OpenSpaces } from './open-spaces.js';
+import type { OpenSpaces, OpenSpacesStats } from './open-spaces.js';
 import type { Peers } from './peers.js';
 import type { ReusedInvite, ReuseWatch } from './reuse-watch.js';
 
@@ -69,12 +69,13 @@ export interface SpacesApiParts {
 export function spacesApi(parts: SpacesApiParts) {
   const { did, clock, registry, spaces, sharing, peers, mirrors, invites, holding, reuses } = parts;
   const { learnFromSystem } = parts;
-  /** Space `id` opened by its owner, for what only the owner does. */
-  const owned = async (id: string, what: string) => {
-    const space = await spaces.member(id);
-    if (space.owner !== did) throw new MincaError('not_authorized', `only the space owner ${what}`);
-    return space;
-  };
+  /** Runs `work` with space `id`, open, as its owner, for what only the owner does. */
+  const owned = (id: string, what: string, work: (space: OpenSpace) => Promise<void>) =>
+    spaces.using(id, async (space) => {
+      if (space.owner !== did)
+        throw new MincaError('not_authorized', `only the space owner ${what}`);
+      await work(space);
+    });
   return {
     /** Creates a space owned by this node's key, and opens it. */
     create: async (): Promise<SpaceInfo> => {
@@ -92,6 +93,12 @@ export function spacesApi(parts: SpacesApiParts) {
     },
     /** Closes an open space; records calls open it again. */
     close: (id: string): Promise<void> => spaces.close(id),
+    /**
+     * How many spaces are open now, and the limits in force (`NodeConfig.openSpaces`): a space
+     * nothing used for `idleMs` closes, and past `max` open the least recently used idle one
+     * does (spec 06 §4.1). Calls and peers' messages open a closed space again.
+     */
+    stats: (): OpenSpacesStats => spaces.stats(),
     /**
      * Pushes what the space's mirrors lack and pulls what they hold, now, rather than at the
      * next timer. Rejects with the first mirror's failure, after every mirror ran.
@@ -180,14 +187,15 @@ export function spacesApi(parts: SpacesApiParts) {
      * members then name the space to it and prove they hold it (spec 05 §7.3). Owner only.
      */
     allowHolder: async (id: string, did: string, kind: HolderKind = 'host'): Promise<void> => {
-      const space = await owned(id, 'allows holders');
-      if (kind !== 'host' && kind !== 'carrier')
-        throw new MincaError('invalid_input', 'a holder is a host or a carrier');
-      await setHolder(space, did, kind);
+      await owned(id, 'allows holders', async (space) => {
+        if (kind !== 'host' && kind !== 'carrier')
+          throw new MincaError('invalid_input', 'a holder is a host or a carrier');
+        await setHolder(space, did, kind);
+      });
     },
     /** No longer lets `did` hold space `id`: members stop naming it there. Owner only. */
     removeHolder: async (id: string, did: string): Promise<void> => {
-      await setHolder(await owned(id, 'removes holders'), did, undefined);
+      await owned(id, 'removes holders', (space) => setHolder(space, did, undefined));
     },
     /**
      * The spaces this node holds without their key (a host's or carrier's), with what each
@@ -201,21 +209,24 @@ export function spacesApi(parts: SpacesApiParts) {
     release: (id: string): Promise<void> => holding.release(id),
     /** Grants account `did` a role in the space. Only the owner's grants count. */
     setRole: async (id: string, did: string, role: Role): Promise<void> => {
-      await setRole(await owned(id, 'grants roles'), did, role);
+      await owned(id, 'grants roles', (space) => setRole(space, did, role));
     },
     /**
      * Takes account `did`'s role away, from now on (what it wrote before keeps standing), and
      * changes the space's key, so it can't read what is written after (spec 05 §7.4). Owner only.
      */
     removeMember: async (id: string, did: string): Promise<void> => {
-      const space = await owned(id, 'removes members');
-      if (did === space.owner) throw new MincaError('invalid_input', 'the owner stays the owner');
-      await setRole(space, did, 'none');
-      await registry.putSpace(await rotateKey(space));
+      await owned(id, 'removes members', async (space) => {
+        if (did === space.owner) throw new MincaError('invalid_input', 'the owner stays the owner');
+        await setRole(space, did, 'none');
+        await registry.putSpace(await rotateKey(space));
+      });
     },
     /** Changes the space's key now, for what is written after (spec 05 §7.4). Owner only. */
     rotateKey: async (id: string): Promise<void> => {
-      await registry.putSpace(await rotateKey(await owned(id, 'changes the key')));
+      await owned(id, 'changes the key', async (space) => {
+        await registry.putSpace(await rotateKey(space));
+      });
     },
     /**
      * Takes in the account root's revocation of one of its devices or writers (spec 05 §6):
@@ -227,13 +238,14 @@ export function spacesApi(parts: SpacesApiParts) {
       const revocation = await verifyRevocation(statement);
       await registry.putRevoked(revocation.subject, statement);
       for (const id of await registry.spaceIds()) {
-        const space = await spaces.member(id);
-        const role = await space.roleOf(did);
-        if (role !== 'owner' && role !== 'writer') continue;
-        await writeRevocation(space, revocation.subject, statement);
-        // The pass over sys.* that the revocation starts changes the key where it is due: waited
-        // for, so the key has changed when this returns.
-        if (space.owner === did) await learnFromSystem(space);
+        await spaces.using(id, async (space) => {
+          const role = await space.roleOf(did);
+          if (role !== 'owner' && role !== 'writer') return;
+          await writeRevocation(space, revocation.subject, statement);
+          // The pass over sys.* that the revocation starts changes the key where it is due:
+          // waited for, so the key has changed when this returns.
+          if (space.owner === did) await learnFromSystem(space);
+        });
       }
     },
   };

@@ -16,10 +16,10 @@ import type { SyncChannel } from './reconciliation.js';
 
 const TWO32 = 0x1_0000_0000;
 /**
- * Bytes of versions in one page: a quarter of a frame. Pages in flight (one travelling, one or
+ * Bytes of versions in one page: a sixteenth of a frame. Pages in flight (one travelling, one or
  * two checked ahead, one stored) are what a joining device holds at once.
  */
-const PAGE_BYTES = 512 * 1024;
+const PAGE_BYTES = 128 * 1024;
 /** Versions read from the store at a time while a page is made. */
 const READ_BATCH = 256;
 
@@ -98,6 +98,11 @@ export class CollectionPulls {
 
   has(q: number): boolean {
     return this.#out.has(q);
+  }
+
+  /** The numbers of the pulls out. */
+  numbers(): number[] {
+    return [...this.#out.keys()];
   }
 
   /** Asks for the first page of `collection`. */

@@ -6,14 +6,18 @@
  * Spec 05 §8, pacing §10.
  */
 import { randomBytes } from '@noble/ciphers/utils.js';
+import { toHex } from '../bytes.js';
 import { isMincaError, MincaError } from '../errors.js';
 import type { FileChannel } from '../files/file-channel.js';
 import { verifyChain } from '../identity/writer-chain.js';
 import { verifySignature } from '../keys.js';
+import type { SpaceView } from '../space/space-view.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
+import { BoundedSet } from './bounded-set.js';
 import { ConnectionBudget } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
+import { type Early, InboxAhead } from './inbox-ahead.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
@@ -23,18 +27,13 @@ import type { Transport } from './transport.js';
 
 export type { PeerSpaceStatus } from './sync-host.js';
 
-/**
- * Frames after the one being handled that are decoded, and whose versions' signature checks are
- * started, ahead of their turn: verifying runs on the cores while a message is stored. Bounded,
- * as each holds up to `MAX_VERSIONS_PER_MESSAGE` decoded versions.
- */
-const CHECKED_AHEAD = 2;
+/** Wants of closed spaces' syncs remembered per connection (4 in flight per space). */
+const MAX_ORPHAN_WANTS = 4_096;
 
-/** A frame received and not handled yet, and what was done with it ahead of its turn. */
-interface Pending {
-  frame: Uint8Array;
-  early?: { message: Message; ahead?: CheckedAhead | undefined } | undefined;
-  started?: true;
+/** A shared space closed for being idle: what this side said there last, and where it stood. */
+interface Resting {
+  hello: Extract<Message, { t: 'hello' }>;
+  status: PeerSpaceStatus;
 }
 
 export class Peer {
@@ -47,7 +46,18 @@ export class Peer {
   /** The file requests of this connection, as the node's files see it. */
   readonly files: FileChannel;
   readonly #fileChannel: PeerFileChannel;
+  /** The spaces shared with the peer; those open here have a sync in `#syncs`. */
+  readonly #linked = new Set<string>();
   readonly #syncs = new Map<string, SpaceSync>();
+  /** Shared spaces closed here since: a message for one opens it again (spec 06 §4.1). */
+  readonly #resting = new Map<string, Resting>();
+  /** The space whose message (or work) is being handled now: it stays open meanwhile. */
+  #handling: string | undefined;
+  /**
+   * Wants of syncs that let go of their space before the answer came: the answer is taken as
+   * versions sent unasked, not as a want never asked. Up to a bound, oldest forgotten first.
+   */
+  readonly #orphanWants = new BoundedSet(MAX_ORPHAN_WANTS);
   #offers: SpaceOffers | undefined;
   readonly #nonce = randomBytes(32);
   #claimed: { did: string; nonce: Uint8Array } | undefined;
@@ -60,8 +70,10 @@ export class Peer {
   readonly #endListeners = new Set<(reason: string) => void>();
   /** Messages are handled one at a time, in order; so is work timers start. */
   #inbox: Promise<void> = Promise.resolve();
-  /** The frames queued in the inbox, in order; the first few are checked ahead. */
-  readonly #pending: Pending[] = [];
+  /** The frames queued in the inbox, the next few checked ahead. */
+  readonly #ahead = new InboxAhead(
+    (space) => !this.#closed && !!this.did && this.#linked.has(space),
+  );
   readonly #budget: ConnectionBudget;
 
   constructor(
@@ -77,7 +89,7 @@ export class Peer {
         get closed() {
           return peer.#closed;
         },
-        shares: (space) => this.#syncs.has(space),
+        shares: (space) => this.#linked.has(space),
         send: (m) => this.#send(m),
         close: (reason) => this.close(reason),
       },
@@ -93,12 +105,9 @@ export class Peer {
         this.close((error as Error).message);
         return;
       }
-      const pending: Pending = { frame };
-      this.#pending.push(pending);
-      this.#checkAhead();
+      const pending = this.#ahead.arrived(frame);
       this.#inbox = this.#inbox.then(async () => {
-        this.#pending.shift();
-        this.#checkAhead();
+        this.#ahead.taken();
         try {
           await this.#receive(frame, pending.early);
         } finally {
@@ -120,12 +129,33 @@ export class Peer {
   /** This node's standing with the peer in `space`, once they share it. */
   status(space: string): PeerSpaceStatus | undefined {
     if (!this.did) return undefined;
-    return this.#syncs.get(space)?.status();
+    return this.#syncs.get(space)?.status() ?? this.#resting.get(space)?.status;
   }
 
   /** Space ids shared with this peer. */
   spaces(): string[] {
-    return [...this.#syncs.keys()];
+    return [...this.#linked];
+  }
+
+  /**
+   * Space `id` is closing here: its sync lets go of it now (before the store closes), keeping
+   * only its last hello, which the heartbeat repeats. The peer's next message opens it again.
+   */
+  rest(id: string): void {
+    const sync = this.#syncs.get(id);
+    if (!sync) return;
+    this.#syncs.delete(id);
+    this.#resting.set(id, { hello: sync.helloMessage(), status: sync.status() });
+    for (const q of sync.wantsInFlight()) this.#orphanWants.add(String(q));
+  }
+
+  /**
+   * How this connection uses space `id` now: `pinned`, a message of it is being handled;
+   * `syncing`, a session or a want is under way.
+   */
+  busy(id: string): 'pinned' | 'syncing' | undefined {
+    if (this.#handling === id) return 'pinned';
+    return this.#syncs.get(id)?.busy() ? 'syncing' : undefined;
   }
 
   /**
@@ -138,13 +168,17 @@ export class Peer {
 
   /** Tells the peer, soon, where we are in `space` (after taking in, or writing). */
   helloSoon(space: string): void {
-    if (!this.#syncs.has(space) || this.#closed) return;
+    if (!this.#linked.has(space) || this.#closed) return;
     this.#pendingHello.add(space);
     this.#helloTimer ??= setTimer(() => {
       this.#helloTimer = undefined;
       const spaces = [...this.#pendingHello];
       this.#pendingHello.clear();
-      for (const s of spaces) this.#syncs.get(s)?.hello();
+      for (const s of spaces) {
+        const sync = this.#syncs.get(s);
+        if (sync) sync.hello();
+        else this.#enqueue(() => this.#inSpace(s, async (opened) => opened.hello()));
+      }
     }, HELLO_AFTER_TAKE_IN_MS);
   }
 
@@ -193,31 +227,7 @@ export class Peer {
     this.#inbox = this.#inbox.then(work).catch((error) => this.close(String(error)));
   }
 
-  /** Decodes the next few frames and starts their versions' checks (see {@link CHECKED_AHEAD}). */
-  #checkAhead(): void {
-    const upTo = Math.min(CHECKED_AHEAD + 1, this.#pending.length);
-    for (let i = 0; i < upTo; i++) {
-      const pending = this.#pending[i]!;
-      if (pending.started || this.#closed) continue;
-      pending.started = true;
-      let message: Message;
-      try {
-        message = decodeMessage(pending.frame);
-      } catch {
-        continue; // Its turn decodes it again, and ends the connection.
-      }
-      pending.early = {
-        message,
-        // Only for a space shared with a proven peer: nothing else gets its signatures checked.
-        ahead:
-          message.t === 'vers' && this.did && this.#syncs.has(message.s)
-            ? SpaceSync.checkAhead(message)
-            : undefined,
-      };
-    }
-  }
-
-  async #receive(frame: Uint8Array, early?: Pending['early']): Promise<void> {
+  async #receive(frame: Uint8Array, early?: Early): Promise<void> {
     if (this.#closed) return;
     try {
       await this.#handle(early?.message ?? decodeMessage(frame), frame.length, early?.ahead);
@@ -244,10 +254,80 @@ export class Peer {
       return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? [], m.m ?? [], m.r ?? []);
     }
     // A space we don't share with this peer: not ours to answer, and counted as idle.
-    if (!this.#syncs.has(m.s)) return this.#budget.idle(bytes);
-    if (m.t === 'fwant') return this.#fileChannel.onWant(m);
-    if (m.t === 'fdata') return this.#fileChannel.onData(m);
-    return this.#syncs.get(m.s)!.handle(m, ahead);
+    if (!this.#linked.has(m.s)) return this.#budget.idle(bytes);
+    // Closed here, and the peer is level with it as it closed: nothing to open it for.
+    const resting = this.#resting.get(m.s);
+    if (resting && m.t === 'hello' && toHex(m.f) === toHex(resting.hello.f)) {
+      resting.status = { ...resting.status, level: true, synced: true };
+      return;
+    }
+    // The answer to a want of a sync that let go of its space: versions, as if sent unasked.
+    if (m.t === 'vers' && m.q !== undefined && this.#orphanWants.has(String(m.q))) {
+      this.#orphanWants.delete(String(m.q));
+      const { q: _, ...unasked } = m;
+      return this.#route(unasked, ahead);
+    }
+    return this.#route(m, ahead);
+  }
+
+  /** A message of a shared space, to its sync (opening the space again when it closed). */
+  #route(
+    m: Exclude<Message, { t: 'hi' | 'auth' | 'bye' | 'spaces' }>,
+    ahead?: CheckedAhead,
+  ): Promise<void> {
+    return this.#inSpace(m.s, async (sync) => {
+      // A hello level with this side is a heartbeat: it doesn't keep the space from idling.
+      const level = m.t === 'hello' && toHex(m.f) === sync.space.store.fingerprint();
+      if (!level) this.host.used?.(m.s);
+      if (m.t === 'fwant') return this.#fileChannel.onWant(m);
+      if (m.t === 'fdata') return this.#fileChannel.onData(m);
+      return sync.handle(m, ahead);
+    });
+  }
+
+  /**
+   * Runs `work` with the sync of shared space `id`, opening the space again first when it
+   * closed for being idle; the space stays open until `work` ends.
+   */
+  async #inSpace(id: string, work: (sync: SpaceSync) => Promise<void>): Promise<void> {
+    const before = this.#handling;
+    this.#handling = id;
+    try {
+      let sync = this.#syncs.get(id);
+      if (!sync) {
+        const space = await this.host.space(id).catch((error) => {
+          // Let go of here since it closed (a holder's release): no longer shared.
+          if (this.#resting.has(id) && isMincaError(error) && error.code === 'unknown_space')
+            return undefined;
+          throw error;
+        });
+        if (!space) {
+          this.#linked.delete(id);
+          this.#resting.delete(id);
+          return;
+        }
+        if (this.#closed) return;
+        sync = this.#syncs.get(id) ?? this.#attach(space);
+      }
+      await work(sync);
+    } finally {
+      this.#handling = before;
+    }
+  }
+
+  /** A sync for shared space `space`, just opened (again). */
+  #attach(space: SpaceView): SpaceSync {
+    const sync = new SpaceSync(space, {
+      peer: this.did!,
+      peerWriter: this.writer!,
+      starter: this.host.did < this.writer!,
+      send: (message) => this.#send(message),
+      now: () => this.host.now(),
+      nextWant: () => this.#nextWant++,
+    });
+    this.#syncs.set(space.id, sync);
+    this.#resting.delete(space.id);
+    return sync;
   }
 
   async #onHi(m: Extract<Message, { t: 'hi' }>): Promise<void> {
@@ -306,31 +386,28 @@ export class Peer {
 
   /** Shares the spaces of `offered` this node may now share with the peer, and says hello in each. */
   async #link(offered: readonly string[]): Promise<void> {
-    const pending = offered.filter((id) => !this.#syncs.has(id));
+    const pending = offered.filter((id) => !this.#linked.has(id));
     if (pending.length === 0) return;
     const mine = await this.#offers!.shareable();
-    const did = this.did!;
     for (const id of pending) {
-      if (!mine.has(id) || this.#syncs.has(id)) continue;
-      const sync = new SpaceSync(await this.host.space(id), {
-        peer: did,
-        peerWriter: this.writer!,
-        starter: this.host.did < this.writer!,
-        send: (message) => this.#send(message),
-        now: () => this.host.now(),
-        nextWant: () => this.#nextWant++,
+      if (!mine.has(id) || this.#linked.has(id)) continue;
+      await this.#inSpace(id, async (sync) => {
+        this.#linked.add(id);
+        sync.hello();
       });
-      this.#syncs.set(id, sync);
-      sync.hello();
-      this.host.files?.linked(this.files, id);
+      if (this.#linked.has(id)) this.host.files?.linked(this.files, id);
     }
   }
 
-  /** Heartbeat: a hello per shared space; drop what went stale. */
+  /** Heartbeat: a hello per shared space (a closed one's last); drop what went stale. */
   #tick(): void {
-    for (const sync of this.#syncs.values()) {
+    for (const [id, sync] of this.#syncs) {
       sync.tick();
-      this.#enqueue(() => sync.rerunWhenFetched());
+      // Unless the space closed meanwhile: its session ended with it.
+      this.#enqueue(async () => {
+        if (this.#syncs.get(id) === sync) await sync.rerunWhenFetched();
+      });
     }
+    for (const { hello } of this.#resting.values()) this.#send(hello);
   }
 }

@@ -116,6 +116,11 @@ export class SpaceSync implements Reconciled {
    * starter adds that it is synced, once a session ended with nothing outstanding.
    */
   hello(): void {
+    this.channel.send(this.helloMessage());
+  }
+
+  /** The hello {@link hello} sends now: also what the connection repeats while the space is closed. */
+  helloMessage(): Extract<Message, { t: 'hello' }> {
     const store = this.space.store;
     const counts = store.collectionNames().map((c) => [c, store.count(c)] as [string, number]);
     const synced =
@@ -124,14 +129,22 @@ export class SpaceSync implements Reconciled {
       !this.#reconciliation.running &&
       !this.fetching() &&
       this.#waiting.size === 0;
-    this.channel.send({
+    return {
       t: 'hello',
       s: this.id,
       f: fromHex(store.fingerprint()),
       c: counts,
       ...(synced ? { y: true as const } : {}),
       p: true,
-    });
+    };
+  }
+
+  /**
+   * A session runs or ids are asked for: the space stays open. Versions waiting for a grant
+   * don't count: they were never stored, and a later session finds them again.
+   */
+  busy(): boolean {
+    return this.#reconciliation.running || this.fetching();
   }
 
   /**
@@ -195,6 +208,11 @@ export class SpaceSync implements Reconciled {
   /** The session just ended: the starter tells the peer, which can then say it is synced too. */
   sessionEnded(): void {
     if (!this.fetching() && this.#waiting.size === 0) this.hello();
+  }
+
+  /** The numbers of the wants and pulls asked and not answered yet. */
+  wantsInFlight(): number[] {
+    return [...this.#inFlight.keys(), ...this.#pulls.numbers()];
   }
 
   /** Ids queued or asked for, or collections pulled, and not answered yet. */

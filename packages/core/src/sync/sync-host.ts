@@ -39,7 +39,10 @@ export interface SyncHost {
   credentials(spaces: readonly string[]): Promise<Uint8Array[]>;
   /** Whether this node holds space `id`, with its key or without. */
   holds(id: string): Promise<boolean>;
+  /** Space `id`, opened again when it closed for being idle (spec 06 §4.1). */
   space(id: string): Promise<SpaceView>;
+  /** A message of the peer's used space `id`: its idle time starts again. */
+  used?(id: string): void;
   now(): number;
   /**
    * The space's access key, when `did` may hold `space` without its key (a host or carrier the
