@@ -1,15 +1,32 @@
 // Initial sync of 100,000 small records between two Node processes over a loopback WebSocket,
-// then a re-sync after 100 new records on each side. The processes are the integration tests'
-// node fixture; it counts the bytes and frames that cross its transport.
+// then a re-sync after 100 new records on each side; the same initial sync with the records
+// written under batch signatures; and Yjs syncing as many records between two processes, in the
+// same run. The minca processes are the integration tests' node fixture; it counts the bytes
+// and frames that cross its transport.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { ChildNode, type ChildStatus, untilLevel } from '@minca/integration-tests/child-node';
 import { allCores } from '../ed25519-limits.js';
-import type { Benchmark } from '../harness.js';
+import type { Benchmark, Figure } from '../harness.js';
 
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
 const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
 // Who starts reconciling is the smaller DID: `server` (it pushes what the client lacks) or
-// `client` (it asks for it, 256 ids a want). Unset, it falls as the keys do.
+// `client` (it pulls the collection, which it holds none of). Unset, it falls as the keys do.
 const STARTER = process.env.MINCA_BENCH_SYNC_STARTER;
+// Versions under one batch signature in the batch-signed run (spec 05 §3.6).
+const PER_SIGNATURE = Number(process.env.MINCA_BENCH_SYNC_PER_SIGNATURE ?? 64);
+// MINCA_BENCH_SYNC_ONLY=plain|batch|yjs runs one part (profiling); all three otherwise.
+const ONLY = process.env.MINCA_BENCH_SYNC_ONLY;
+// MINCA_BENCH_SYNC_PROFILE=<dir> writes a CPU profile of each minca process there (node --cpu-prof).
+const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
+
+/** The limits the issue sets: of the verify rate, of the client's RSS, per record, of Yjs. */
+const LIMIT = { ofVerify: 0.8, clientRssMiB: 150, bytesPerRecord: 250, ofYjs: 3 };
 
 interface Status extends ChildStatus {
   maxRssKiB: number;
@@ -18,13 +35,15 @@ interface Status extends ChildStatus {
   negSent: number;
 }
 
-// MINCA_BENCH_SYNC_PROFILE=<dir> writes a CPU profile of each process there (node --cpu-prof).
-const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
-
-/** A fixture process with room for 100,000 versions, given up to 10 minutes an answer. */
-const child = (role: 'serve' | 'join', count: number, order?: string) =>
+/**
+ * A fixture process with room for 100,000 versions, given up to 10 minutes an answer. The
+ * joining client keeps its stores in a new SQLite file, as a device would (in memory, its
+ * versions would be its RSS); the server in memory.
+ */
+const child = (role: 'serve' | 'join', count: number, order?: string, env = {}) =>
   new ChildNode(role, count, {
     order,
+    env: role === 'join' ? { ...env, MINCA_FIXTURE_SQLITE: newDatabase() } : env,
     nodeArgs: [
       '--max-old-space-size=4096',
       ...(PROFILE
@@ -34,29 +53,35 @@ const child = (role: 'serve' | 'join', count: number, order?: string) =>
     timeoutMs: 600_000,
   });
 
-const bench: Benchmark = {
-  name: 'sync',
-  async run() {
-    // The bound of an initial sync: every version's signature checked, on all cores.
-    const verify = await allCores('verify', 50_000);
-    const client = child('join', 0);
-    const spawned = [client];
-    try {
-      const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
-      const order =
-        STARTER === 'server' ? `below:${did}` : STARTER === 'client' ? `above:${did}` : '';
-      const server = child('serve', RECORDS, order);
-      spawned.push(server);
-      const { port, did: serverDid } = await server.ask<{ port: number; did: string }>({
-        cmd: 'start',
-      });
-      const starter = serverDid < did ? 'server' : 'client';
-      const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
-      let start = performance.now();
-      await client.ask({ cmd: 'join', ticket, port });
-      const [s1, c1] = await untilLevel<Status>(server, client, 600_000);
-      const initialMs = performance.now() - start;
+interface MincaRun {
+  ms: number;
+  starter: string;
+  server: Status;
+  client: Status;
+  resync?: { ms: number; bytes: number; roundTrips: number };
+}
 
+/** One initial sync of RECORDS versions, and with `resync` the re-sync after 100 new on each side. */
+async function mincaSync(perSignature: number, resync: boolean): Promise<MincaRun> {
+  const env = perSignature > 1 ? { MINCA_FIXTURE_PER_SIGNATURE: String(perSignature) } : {};
+  const client = child('join', 0);
+  const spawned = [client];
+  try {
+    const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
+    const order =
+      STARTER === 'server' ? `below:${did}` : STARTER === 'client' ? `above:${did}` : '';
+    const server = child('serve', RECORDS, order, env);
+    spawned.push(server);
+    const { port, did: serverDid } = await server.ask<{ port: number; did: string }>({
+      cmd: 'start',
+    });
+    const starter = serverDid < did ? 'server' : 'client';
+    const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
+    let start = performance.now();
+    await client.ask({ cmd: 'join', ticket, port });
+    const [s1, c1] = await untilLevel<Status>(server, client, 600_000);
+    const run: MincaRun = { ms: performance.now() - start, starter, server: s1, client: c1 };
+    if (resync) {
       await client.ask({ cmd: 'disconnect' });
       await server.ask({ cmd: 'write', count: 100 });
       await client.ask({ cmd: 'write', count: 100 });
@@ -65,44 +90,161 @@ const bench: Benchmark = {
       start = performance.now();
       await client.ask({ cmd: 'connect', port });
       const [s2, c2] = await untilLevel<Status>(server, client, 120_000);
-      const resyncMs = performance.now() - start;
-      const roundTrips = Math.max(s2.negSent, c2.negSent);
-      await client.ask({ cmd: 'stop' });
-      await server.ask({ cmd: 'stop' });
-      const rate = (RECORDS / initialMs) * 1000;
-      return [
-        {
-          name: 'raw: verify on all cores',
-          value: verify.rate,
-          unit: 'signatures/s',
-          note: verify.how,
-        },
-        {
-          name: `initial sync, ${RECORDS.toLocaleString('en-US')} records`,
-          value: rate,
-          unit: 'versions/s',
-          note: `${(initialMs / 1000).toFixed(1)} s, the ${starter} started; ${(rate / verify.rate).toFixed(2)}× verify on all cores`,
-        },
-        {
-          name: 'initial sync, bytes server→client',
-          value: s1.sent,
-          unit: 'B',
-          note: `${(s1.sent / RECORDS).toFixed(0)} B per version`,
-        },
-        { name: 'initial sync, bytes client→server', value: c1.sent, unit: 'B' },
-        { name: 'peak RSS, server', value: s1.maxRssKiB / 1024, unit: 'MiB' },
-        { name: 'peak RSS, client', value: c1.maxRssKiB / 1024, unit: 'MiB' },
-        {
-          name: 're-sync after 100 new on each side',
-          value: resyncMs,
-          unit: 'ms',
-          note: `${roundTrips} reconciliation messages from the starter`,
-        },
-        { name: 're-sync bytes, both ways', value: s2.sent + c2.sent, unit: 'B' },
-      ];
+      run.resync = {
+        ms: performance.now() - start,
+        bytes: s2.sent + c2.sent,
+        roundTrips: Math.max(s2.negSent, c2.negSent),
+      };
+    }
+    await client.ask({ cmd: 'stop' });
+    await server.ask({ cmd: 'stop' });
+    // A process writes its profile as it exits: give it time before the kill below.
+    if (PROFILE) await new Promise((r) => setTimeout(r, 5000));
+    return run;
+  } finally {
+    for (const proc of spawned) proc.kill();
+  }
+}
+
+interface YjsRun {
+  ms: number;
+  records: number;
+  sent: number;
+  received: number;
+  maxRssKiB: number;
+}
+
+/** Yjs: the same number of small records synced from one process to an empty doc in another. */
+async function yjsSync(): Promise<YjsRun> {
+  const script = fileURLToPath(new URL('../yjs-peer.js', import.meta.url));
+  const line = (proc: ReturnType<typeof spawn>) =>
+    new Promise<string>((resolve, reject) => {
+      createInterface({ input: proc.stdout! }).once('line', resolve);
+      proc.once('exit', (code) => reject(new Error(`the Yjs peer ended (${code})`)));
+    });
+  const server = spawn(process.execPath, [script, 'serve', String(RECORDS)], { stdio: 'pipe' });
+  try {
+    const { port } = JSON.parse(await line(server)) as { port: number };
+    const client = spawn(process.execPath, [script, 'join', String(port)], { stdio: 'pipe' });
+    try {
+      const run = JSON.parse(await line(client)) as YjsRun;
+      if (run.records !== RECORDS) throw new Error(`Yjs synced ${run.records} of ${RECORDS}`);
+      return run;
     } finally {
-      for (const proc of spawned) proc.kill();
+      client.kill('SIGKILL');
+    }
+  } finally {
+    server.kill('SIGKILL');
+  }
+}
+
+/** Where the clients' databases go: made when the benchmark runs, removed when it ends. */
+let scratch: string | undefined;
+let databases = 0;
+const newDatabase = () => {
+  scratch ??= mkdtempSync(join(tmpdir(), 'minca-bench-sync-'));
+  return join(scratch, `client-${++databases}.sqlite`);
+};
+
+const MiB = (kib: number) => kib / 1024;
+const perRecord = (run: MincaRun) => (run.server.sent + run.client.sent) / RECORDS;
+const records = RECORDS.toLocaleString('en-US');
+
+/** The figures of one minca run, named with `label`. */
+function mincaFigures(label: string, run: MincaRun, verifyRate: number): Figure[] {
+  const rate = (RECORDS / run.ms) * 1000;
+  const rss = MiB(run.client.maxRssKiB);
+  return [
+    {
+      name: `${label}: initial sync, ${records} records`,
+      value: rate,
+      unit: 'versions/s',
+      note: `${(run.ms / 1000).toFixed(1)} s, the ${run.starter} started; ${(rate / verifyRate).toFixed(2)}× verify on all cores (limit ≥ ${LIMIT.ofVerify}×)`,
+    },
+    {
+      name: `${label}: bytes on the wire, both ways`,
+      value: run.server.sent + run.client.sent,
+      unit: 'B',
+      note: `${perRecord(run).toFixed(0)} B per record (limit ≤ ${LIMIT.bytesPerRecord}); client→server ${run.client.sent.toLocaleString('en-US')} B`,
+    },
+    { name: `${label}: peak RSS, server`, value: MiB(run.server.maxRssKiB), unit: 'MiB' },
+    {
+      name: `${label}: peak RSS, client`,
+      value: rss,
+      unit: 'MiB',
+      note: `limit ≤ ${LIMIT.clientRssMiB} MiB`,
+    },
+  ];
+}
+
+const bench: Benchmark = {
+  name: 'sync',
+  async run() {
+    try {
+      return await runAll();
+    } finally {
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      scratch = undefined;
     }
   },
 };
 export default bench;
+
+async function runAll(): Promise<Figure[]> {
+  // The bound of an initial sync: every version's signature checked, on all cores.
+  const verify = await allCores('verify', 50_000);
+  const figures: Figure[] = [
+    {
+      name: 'raw: verify on all cores',
+      value: verify.rate,
+      unit: 'signatures/s',
+      note: verify.how,
+    },
+  ];
+  if (!ONLY || ONLY === 'plain') {
+    const plain = await mincaSync(1, true);
+    figures.push(...mincaFigures('signed each', plain, verify.rate));
+    const resync = plain.resync!;
+    figures.push(
+      {
+        name: 're-sync after 100 new on each side',
+        value: resync.ms,
+        unit: 'ms',
+        note: `${resync.roundTrips} reconciliation messages from the starter`,
+      },
+      { name: 're-sync bytes, both ways', value: resync.bytes, unit: 'B' },
+    );
+  }
+  let batch: MincaRun | undefined;
+  if (!ONLY || ONLY === 'batch') {
+    batch = await mincaSync(PER_SIGNATURE, false);
+    figures.push(...mincaFigures(`batch-signed (${PER_SIGNATURE})`, batch, verify.rate));
+  }
+  if (!ONLY || ONLY === 'yjs') {
+    const yjs = await yjsSync();
+    figures.push(
+      {
+        name: `Yjs: initial sync, ${records} records`,
+        value: (RECORDS / yjs.ms) * 1000,
+        unit: 'records/s',
+        note: `${(yjs.ms / 1000).toFixed(2)} s`,
+      },
+      {
+        name: 'Yjs: bytes on the wire, both ways',
+        value: yjs.sent + yjs.received,
+        unit: 'B',
+        note: `${((yjs.sent + yjs.received) / RECORDS).toFixed(0)} B per record`,
+      },
+      { name: 'Yjs: peak RSS, client', value: MiB(yjs.maxRssKiB), unit: 'MiB' },
+    );
+    if (batch) {
+      figures.push({
+        name: 'batch-signed minca / Yjs, initial sync time',
+        value: batch.ms / yjs.ms,
+        unit: '×',
+        note: `limit ≤ ${LIMIT.ofYjs}×`,
+      });
+    }
+  }
+  return figures;
+}

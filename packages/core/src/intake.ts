@@ -17,6 +17,18 @@ export function decodeIncoming(frames: readonly Uint8Array[]): Version[] {
   return frames.map((bytes) => decodeVersion(bytes));
 }
 
+/**
+ * Starts checking the signatures of decoded versions, all at once (WebCrypto runs them on the
+ * platform's threads): what {@link verifyIncoming} then awaits rather than checking again, so a
+ * message's checks can run while the one before it is being stored. Rejects with the first
+ * `invalid_version`; never left unhandled.
+ */
+export function startVerifying(versions: readonly Version[]): Promise<void> {
+  const checks = Promise.all(versions.map(verifyVersion)).then(() => undefined);
+  checks.catch(() => {});
+  return checks;
+}
+
 /** Decodes versions not yet tied to a space here (an invite code, a ticket) and checks every signature. */
 export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Version[]> {
   const versions = decodeIncoming(frames);
@@ -28,14 +40,16 @@ export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Ver
  * Checks decoded versions for `space`: each one it does not hold yet must carry a valid
  * signature, be of this space and, where this node has the key, open under one of its keys. The first that
  * fails throws `invalid_version`. Returns the versions not held yet; one held was checked when
- * it came (its id is the hash of its bytes).
+ * it came (its id is the hash of its bytes). `verified`, from {@link startVerifying} on these
+ * same versions, stands for their signature checks.
  */
 export async function verifyIncoming(
   space: SpaceView,
   versions: readonly Version[],
+  verified?: Promise<void>,
 ): Promise<Version[]> {
   const fresh = versions.filter((v) => !space.store.hasVersion(v.collection, v.id));
-  await Promise.all(fresh.map(verifyVersion));
+  await (verified ?? Promise.all(fresh.map(verifyVersion)));
   for (const v of fresh) {
     if (v.space !== space.id)
       throw new MincaError('invalid_version', `version ${v.id} is of another space`);

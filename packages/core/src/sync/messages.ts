@@ -18,6 +18,8 @@ export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
 export const NEGENTROPY_FRAME_LIMIT = 512 * 1024;
 /** Versions one `vers` message may carry. */
 export const MAX_VERSIONS_PER_MESSAGE = 4096;
+/** A `pull`'s cursor: the last version had, as its timestamp (uint64, big-endian) and id. */
+export const CURSOR_BYTES = 40;
 /** Spaces one connection may name. */
 export const MAX_SPACES = 10_000;
 /** Refused spaces one `spaces` message may carry, and the length of each reason. */
@@ -50,12 +52,18 @@ export type Message =
   /**
    * Where I am in a space: its fingerprint, and each collection's version count. `y`: my last
    * session with you ended and nothing I asked of you is outstanding (I am synced with you).
+   * `p`: I answer `pull`.
    */
-  | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]>; y?: true }
+  | { t: 'hello'; s: string; f: Uint8Array; c: Array<[string, number]>; y?: true; p?: true }
   /** One Negentropy message of a reconciliation of one collection. */
   | { t: 'neg'; s: string; c: string; m: Uint8Array }
   /** The ids of versions I want; `q` numbers the want. */
   | { t: 'want'; s: string; q: number; i: Uint8Array[] }
+  /**
+   * Asks for the versions of collection `c` past cursor `a` (from the start without it), in
+   * the order of its sync set, a page at a time; `q` numbers it as a want. Spec 05 §8 "Pulling".
+   */
+  | { t: 'pull'; s: string; q: number; c: string; a?: Uint8Array }
   /** Versions: answering want `q`, or (without `q`) pushed because you lack them. */
   | { t: 'vers'; s: string; q?: number; v: Uint8Array[] }
   /** A version I took from you and will not keep, and why. */
@@ -168,11 +176,13 @@ export function decodeMessage(frame: Uint8Array): Message {
             }),
       };
     case 'hello':
-      exactKeys(m, ['t', 's', 'f', 'c'], ['y']);
+      exactKeys(m, ['t', 's', 'f', 'c'], ['y', 'p']);
       if (m.y !== undefined && m.y !== true) bad('y must be true');
+      if (m.p !== undefined && m.p !== true) bad('p must be true');
       return {
         t: 'hello',
         ...(m.y ? { y: true as const } : {}),
+        ...(m.p ? { p: true as const } : {}),
         s: space(m.s),
         f: bytes(m.f, 16, 'fingerprint', 16),
         c: list(m.c, 4096, 'collections').map((e) => {
@@ -197,6 +207,16 @@ export function decodeMessage(frame: Uint8Array): Message {
         s: space(m.s),
         q: uint(m.q, 'q'),
         i: list(m.i, MAX_IDS_PER_WANT, 'ids').map((id) => bytes(id, 32, 'id', 32)),
+      };
+    case 'pull':
+      exactKeys(m, ['t', 's', 'q', 'c'], ['a']);
+      if (!isCollectionName(m.c)) bad('bad collection');
+      return {
+        t: 'pull',
+        s: space(m.s),
+        q: uint(m.q, 'q'),
+        c: m.c as string,
+        ...(m.a === undefined ? {} : { a: bytes(m.a, CURSOR_BYTES, 'cursor', CURSOR_BYTES) }),
       };
     case 'vers':
       exactKeys(m, ['t', 's', 'v'], ['q']);

@@ -17,10 +17,11 @@ import { BoundedSet } from './bounded-set.js';
 import { ConnectionBudget } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
+import { type Early, InboxAhead } from './inbox-ahead.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
-import { SpaceSync } from './space-sync.js';
+import { type CheckedAhead, SpaceSync } from './space-sync.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
 import type { Transport } from './transport.js';
 
@@ -69,6 +70,10 @@ export class Peer {
   readonly #endListeners = new Set<(reason: string) => void>();
   /** Messages are handled one at a time, in order; so is work timers start. */
   #inbox: Promise<void> = Promise.resolve();
+  /** The frames queued in the inbox, the next few checked ahead. */
+  readonly #ahead = new InboxAhead(
+    (space) => !this.#closed && !!this.did && this.#linked.has(space),
+  );
   readonly #budget: ConnectionBudget;
 
   constructor(
@@ -100,9 +105,11 @@ export class Peer {
         this.close((error as Error).message);
         return;
       }
+      const pending = this.#ahead.arrived(frame);
       this.#inbox = this.#inbox.then(async () => {
+        this.#ahead.taken();
         try {
-          await this.#receive(frame);
+          await this.#receive(frame, pending.early);
         } finally {
           this.#budget.handled(frame.length);
         }
@@ -220,10 +227,10 @@ export class Peer {
     this.#inbox = this.#inbox.then(work).catch((error) => this.close(String(error)));
   }
 
-  async #receive(frame: Uint8Array): Promise<void> {
+  async #receive(frame: Uint8Array, early?: Early): Promise<void> {
     if (this.#closed) return;
     try {
-      await this.#handle(decodeMessage(frame), frame.length);
+      await this.#handle(early?.message ?? decodeMessage(frame), frame.length, early?.ahead);
     } catch (error) {
       // A peer that breaks the protocol loses this connection, never the node.
       const why = isMincaError(error) ? error.message : `internal error: ${String(error)}`;
@@ -231,7 +238,7 @@ export class Peer {
     }
   }
 
-  async #handle(m: Message, bytes: number): Promise<void> {
+  async #handle(m: Message, bytes: number, ahead?: CheckedAhead): Promise<void> {
     if (m.t === 'bye') {
       this.transport.close(m.w);
       this.#finish(`peer left: ${m.w}`);
@@ -258,20 +265,23 @@ export class Peer {
     if (m.t === 'vers' && m.q !== undefined && this.#orphanWants.has(String(m.q))) {
       this.#orphanWants.delete(String(m.q));
       const { q: _, ...unasked } = m;
-      return this.#route(unasked);
+      return this.#route(unasked, ahead);
     }
-    return this.#route(m);
+    return this.#route(m, ahead);
   }
 
   /** A message of a shared space, to its sync (opening the space again when it closed). */
-  #route(m: Exclude<Message, { t: 'hi' | 'auth' | 'bye' | 'spaces' }>): Promise<void> {
+  #route(
+    m: Exclude<Message, { t: 'hi' | 'auth' | 'bye' | 'spaces' }>,
+    ahead?: CheckedAhead,
+  ): Promise<void> {
     return this.#inSpace(m.s, async (sync) => {
       // A hello level with this side is a heartbeat: it doesn't keep the space from idling.
       const level = m.t === 'hello' && toHex(m.f) === sync.space.store.fingerprint();
       if (!level) this.host.used?.(m.s);
       if (m.t === 'fwant') return this.#fileChannel.onWant(m);
       if (m.t === 'fdata') return this.#fileChannel.onData(m);
-      return sync.handle(m);
+      return sync.handle(m, ahead);
     });
   }
 

@@ -41,12 +41,16 @@ export interface Reconciled {
   readonly space: SpaceView;
   /** The peer's counts per collection, from its last `hello`. */
   readonly peerCounts: ReadonlyArray<[string, number]>;
+  /** The peer said, in its last `hello`, that it answers `pull`. */
+  readonly peerPulls: boolean;
   /** Ids queued or asked for and not answered yet. */
   fetching(): boolean;
   /** Sends versions the peer lacks. */
   push(ids: readonly string[]): Promise<void>;
   /** Queues ids to ask for; `first` puts them ahead. */
   want(ids: readonly string[], first?: boolean): void;
+  /** Asks for the whole of a collection, a page at a time. */
+  pull(collection: string): void;
   /** A pass over `sys.*` begins (or goes on) in this session. */
   systemPass(): void;
   /** `sys.*` is level with the peer's in this session: what still waits for a grant is refused. */
@@ -69,6 +73,8 @@ export class Reconciliation {
   #rerun = false;
   /** Negentropy messages answered since the last heartbeat, so a session that never ends is cut. */
   #answered = 0;
+  /** Collections pulled whole: each at most once, then reconciled. */
+  readonly #pulled = new Set<string>();
   /** A session has run to its end at least once. */
   reconciled = false;
   /** The space's own records (`sys.*`) are level with the peer's in the current session. */
@@ -151,6 +157,12 @@ export class Reconciliation {
     }
     if (!isSystemCollection(collection)) await this.#systemLevel();
     else this.sync.systemPass();
+    if (this.#pullsWhole(collection)) {
+      this.sync.pull(collection);
+      // Once it is in, a session runs again: it finds what was written while it was pulled.
+      this.#rerun = true;
+      return this.#nextCollection();
+    }
     session.collection = collection;
     session.negentropy = new Negentropy(
       syncSet(this.sync.space.store, collection),
@@ -162,6 +174,20 @@ export class Reconciliation {
       c: collection,
       m: session.negentropy.initiate() as Uint8Array,
     });
+  }
+
+  /**
+   * Whether to pull `collection` whole rather than reconcile it: an app's collection this side
+   * holds nothing of and the peer counts versions of, not pulled before on this connection,
+   * from a peer that answers pulls (one that does not gets the Negentropy session).
+   */
+  #pullsWhole(collection: string): boolean {
+    if (!this.sync.peerPulls || isSpacesOwn(collection) || this.#pulled.has(collection))
+      return false;
+    if (this.sync.space.store.count(collection) > 0) return false;
+    if (!this.sync.peerCounts.some(([c, n]) => c === collection && n > 0)) return false;
+    this.#pulled.add(collection);
+    return true;
   }
 
   async onNeg(collection: string, message: Uint8Array): Promise<void> {
@@ -205,10 +231,12 @@ export class Reconciliation {
       have: Uint8Array[];
       need: Uint8Array[];
     };
+    // The reply goes ahead of the versions the peer lacks: it answers while they travel and are
+    // stored, rather than after. What it answers is the ranges still open, which they are not of.
+    if (reply) this.channel.send({ t: 'neg', s: this.sync.id, c: collection, m: reply });
     await this.sync.push(have.map(toHex));
     this.sync.want(need.map(toHex), isSpacesOwn(collection));
-    if (reply) this.channel.send({ t: 'neg', s: this.sync.id, c: collection, m: reply });
-    else await this.#nextCollection();
+    if (!reply) await this.#nextCollection();
   }
 
   /** The space's own records are level with the peer's now: what still waits is refused. */

@@ -7,12 +7,13 @@
  */
 import { fromHex, toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
-import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
+import { admit, decodeIncoming, startVerifying, verifyIncoming } from '../intake.js';
 import { isSystemCollection } from '../names.js';
 import { KEY_COLLECTION } from '../space/space-keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
+import { CollectionPulls, pullPage } from './collection-pull.js';
 import { MAX_FRAME_BYTES, MAX_VERSIONS_PER_MESSAGE, type Message } from './messages.js';
 import {
   MAX_IDS_PER_WANT,
@@ -27,6 +28,15 @@ export type { SyncChannel } from './reconciliation.js';
 
 import type { PeerSpaceStatus } from './sync-host.js';
 
+/** A `vers` message decoded, and its signature checks started, ahead of its turn. */
+export interface CheckedAhead {
+  versions: Version[];
+  verified: Promise<void>;
+}
+
+/** Versions read and sent per push, so a push of a whole collection is read a part at a time. */
+const PUSH_BATCH = MAX_VERSIONS_PER_MESSAGE;
+
 interface Want {
   ids: string[];
   at: number;
@@ -36,10 +46,13 @@ export class SpaceSync implements Reconciled {
   /** The peer's last fingerprint and counts per collection, from its `hello`. */
   peerPrint: Uint8Array | undefined;
   peerCounts: Array<[string, number]> = [];
+  /** The peer said it answers `pull`. */
+  peerPulls = false;
   readonly #wanted: string[] = [];
   /** Ids asked for once: not asked again, unless their want went stale. */
   readonly #asked = new Set<string>();
   readonly #inFlight = new Map<number, Want>();
+  readonly #pulls: CollectionPulls;
   /** Versions we refused from this peer, and it refused from us: not moved again. */
   readonly #refused = new BoundedSet(MAX_REFUSALS);
   /**
@@ -74,6 +87,7 @@ export class SpaceSync implements Reconciled {
     private readonly channel: SyncChannel,
   ) {
     this.#reconciliation = new Reconciliation(this, channel);
+    this.#pulls = new CollectionPulls(space.id, channel);
   }
 
   get id(): string {
@@ -121,6 +135,7 @@ export class SpaceSync implements Reconciled {
       f: fromHex(store.fingerprint()),
       c: counts,
       ...(synced ? { y: true as const } : {}),
+      p: true,
     };
   }
 
@@ -132,8 +147,23 @@ export class SpaceSync implements Reconciled {
     return this.#reconciliation.running || this.fetching();
   }
 
-  /** Routes one message of this space. */
-  async handle(m: Message): Promise<void> {
+  /**
+   * Decodes a `vers` message and starts its signature checks before its turn, so they run on
+   * the cores while the messages before it are stored; `undefined` if it does not decode
+   * (which its turn then finds). The checks stand only for these versions, wherever handled.
+   */
+  static checkAhead(m: Extract<Message, { t: 'vers' }>): CheckedAhead | undefined {
+    let versions: Version[];
+    try {
+      versions = decodeIncoming(m.v);
+    } catch {
+      return undefined;
+    }
+    return { versions, verified: startVerifying(versions) };
+  }
+
+  /** Routes one message of this space; `ahead`, a `vers` message's {@link checkAhead}. */
+  async handle(m: Message, ahead?: CheckedAhead): Promise<void> {
     switch (m.t) {
       case 'hello':
         return this.#onHello(m);
@@ -142,7 +172,12 @@ export class SpaceSync implements Reconciled {
       case 'want':
         return this.#onWant(m.q, m.i);
       case 'vers':
-        return this.#onVersions(m.v, m.q);
+        return this.#onVersions(m.v, m.q, ahead);
+      case 'pull':
+        return this.#sendVersions(
+          await this.#keysAhead(await pullPage(this.space.store, m.c, m.a)),
+          m.q,
+        );
       case 'refuse':
         this.#refused.add(toHex(m.i));
         if (m.w) this.#refusedWhy = m.w.slice(0, 500);
@@ -153,6 +188,7 @@ export class SpaceSync implements Reconciled {
   async #onHello(m: Extract<Message, { t: 'hello' }>): Promise<void> {
     this.peerPrint = m.f;
     this.peerCounts = m.c;
+    this.peerPulls = m.p === true;
     const print = toHex(m.f);
     // A starter synced twice at one fingerprint: what still differs is what one side refuses.
     let settled = false;
@@ -174,14 +210,19 @@ export class SpaceSync implements Reconciled {
     if (!this.fetching() && this.#waiting.size === 0) this.hello();
   }
 
-  /** The numbers of the wants asked and not answered yet. */
+  /** The numbers of the wants and pulls asked and not answered yet. */
   wantsInFlight(): number[] {
-    return [...this.#inFlight.keys()];
+    return [...this.#inFlight.keys(), ...this.#pulls.numbers()];
   }
 
-  /** Ids queued or asked for and not answered yet. */
+  /** Ids queued or asked for, or collections pulled, and not answered yet. */
   fetching(): boolean {
-    return this.#wanted.length > 0 || this.#inFlight.size > 0;
+    return this.#wanted.length > 0 || this.#inFlight.size > 0 || this.#pulls.size > 0;
+  }
+
+  /** Asks for the whole of `collection`, a page at a time (spec 05 §8 "Pulling"). */
+  pull(collection: string): void {
+    this.#pulls.start(collection);
   }
 
   /** Queues ids to ask for; `first` puts them ahead (sys.* and what waiting versions need). */
@@ -220,11 +261,12 @@ export class SpaceSync implements Reconciled {
   /** Sends versions the peer lacks, unasked (the starter learns what the responder needs). */
   async push(ids: readonly string[]): Promise<void> {
     const send = ids.filter((id) => !this.#refused.has(id));
-    if (send.length === 0) return;
-    const versions = await this.space.store.getVersions(send);
-    this.#sendVersions(
-      await this.#keysAhead(versions.filter((v): v is Version => v !== undefined)),
-    );
+    for (let at = 0; at < send.length; at += PUSH_BATCH) {
+      const versions = await this.space.store.getVersions(send.slice(at, at + PUSH_BATCH));
+      this.#sendVersions(
+        await this.#keysAhead(versions.filter((v): v is Version => v !== undefined)),
+      );
+    }
   }
 
   /**
@@ -287,11 +329,13 @@ export class SpaceSync implements Reconciled {
     flush(true);
   }
 
-  async #onVersions(frames: Uint8Array[], q?: number): Promise<void> {
-    if (q !== undefined && !this.#inFlight.delete(q))
+  async #onVersions(frames: Uint8Array[], q?: number, ahead?: CheckedAhead): Promise<void> {
+    if (q !== undefined && !this.#inFlight.delete(q) && !this.#pulls.has(q))
       throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
+    const decoded = ahead?.versions ?? decodeIncoming(frames);
+    if (q !== undefined) this.#pulls.answered(q, decoded);
     // Any version that does not verify, is of another space or does not open ends the connection.
-    const versions = await verifyIncoming(this.space, decodeIncoming(frames));
+    const versions = await verifyIncoming(this.space, decoded, ahead?.verified);
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     await this.#admit(versions);
     this.#sendWants();
@@ -367,6 +411,7 @@ export class SpaceSync implements Reconciled {
   tick(): void {
     const now = this.channel.now();
     this.#reconciliation.dropIfStale();
+    this.#pulls.dropStale();
     for (const [q, want] of this.#inFlight) {
       if (now - want.at < STALE_MS) continue;
       this.#inFlight.delete(q);
