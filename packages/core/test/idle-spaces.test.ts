@@ -74,7 +74,8 @@ describe('spaces open while used', () => {
     await within(IDLE_MS, () => open(node) === 0, 'the idle space to close', 1000);
 
     const notes = await node.records.list(id, 'app.note');
-    expect(notes.map((n) => n.body).sort((a, b) => a.i - b.i)).toEqual(
+    const at = (body: unknown) => (body as { i: number }).i;
+    expect(notes.map((n) => n.body).sort((a, b) => at(a) - at(b))).toEqual(
       [0, 1, 2, 3, 4].map((i) => ({ i })),
     );
     expect(open(node)).toBe(1);
