@@ -51,8 +51,8 @@ export interface Reconciled {
   want(ids: readonly string[], first?: boolean): void;
   /** Asks for the whole of a collection, a page at a time. */
   pull(collection: string): void;
-  /** A pass over `sys.*` begins (or goes on) in this session. */
-  systemPass(): void;
+  /** A pass over `sys.*` begins (or goes on) in this session, at `collection`. */
+  systemPass(collection: string): void;
   /** `sys.*` is level with the peer's in this session: what still waits for a grant is refused. */
   systemLevel(): Promise<void>;
   /** A session this side started ended. */
@@ -156,7 +156,7 @@ export class Reconciliation {
       return;
     }
     if (!isSystemCollection(collection)) await this.#systemLevel();
-    else this.sync.systemPass();
+    else this.sync.systemPass(collection);
     if (this.#pullsWhole(collection)) {
       this.sync.pull(collection);
       // Once it is in, a session runs again: it finds what was written while it was pulled.
@@ -196,7 +196,7 @@ export class Reconciliation {
     if (!isSystemCollection(collection)) await this.#systemLevel();
     else {
       this.systemDone = false;
-      this.sync.systemPass();
+      this.sync.systemPass(collection);
     }
     // The responder keeps no state between messages: each one is answered from the set alone.
     if (++this.#answered > MAX_ANSWERED) {

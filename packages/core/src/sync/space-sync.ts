@@ -290,11 +290,17 @@ export class SpaceSync implements Reconciled {
     return [...ahead, ...versions];
   }
 
-  systemPass(): void {
+  /**
+   * A pass over `sys.*` reached `collection`. The key records held as `sys.key` itself begins
+   * are what the peer holds once the pass is level: a key written later, or a pass that never
+   * reconciled `sys.key` (the peer's hello named none), shows the peer nothing.
+   */
+  systemPass(collection: string): void {
+    if (collection !== KEY_COLLECTION) return;
     this.#keysAtPass ??= [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
   }
 
-  /** `sys.*` is level with the peer's in this session: it holds the key records held at its start. */
+  /** `sys.*` is level with the peer's in this session: it holds the key records held as `sys.key` began. */
   async systemLevel(): Promise<void> {
     for (const id of this.#keysAtPass ?? []) this.#keysShown.add(id);
     this.#keysAtPass = undefined;
