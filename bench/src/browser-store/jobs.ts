@@ -2,7 +2,7 @@
 // same way on each side over a connection: the adapter's, or raw calls of the same platform
 // doing the same reads and writes. Timed where they run (in the page for IndexedDB), so no
 // round trip to the page is counted.
-import { type Commit, decodeStrict } from '@minca/core';
+import { type Commit, decodeStrict, type StorageAdapter } from '@minca/core';
 import {
   bodyOf,
   COLLECTIONS,
@@ -22,6 +22,18 @@ export interface Conn {
   getVersions(ids: readonly string[]): Promise<Array<Uint8Array | undefined>>;
   commit(commit: Commit): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A side's connection through its minca adapter; `close` ends what the side opened for it. */
+export function connThrough(adapter: StorageAdapter, close: () => Promise<void>): Conn {
+  return {
+    get: (key) => adapter.get(key),
+    entries: (prefix) => adapter.entries!(prefix),
+    count: (prefix) => adapter.count!(prefix),
+    getVersions: (ids) => adapter.getVersions!(ids),
+    commit: (commit) => adapter.commit!(commit),
+    close,
+  };
 }
 
 /** One job's medians, ms: through the adapter and raw. */

@@ -4,7 +4,7 @@
 // (no wrapper) on the same database, timed in the page.
 import { indexedDBStores } from '@minca/idb';
 import { fill } from './dataset.js';
-import { type Conn, type JobResult, runJobs } from './jobs.js';
+import { type Conn, connThrough, type JobResult, runJobs } from './jobs.js';
 
 const PREFIX = 'bench';
 const PATH = 'spaces/bench';
@@ -13,17 +13,7 @@ const DATABASE = `${PREFIX}:${PATH.replaceAll('/', ':')}`;
 /** A connection through @minca/idb: a new factory and store, so a new database connection. */
 async function adapterConn(): Promise<Conn> {
   const stores = indexedDBStores(PREFIX);
-  const adapter = await stores.open(PATH);
-  return {
-    get: (key) => adapter.get(key),
-    entries: (prefix) => adapter.entries!(prefix),
-    count: (prefix) => adapter.count!(prefix),
-    getVersions: (ids) => adapter.getVersions!(ids),
-    commit: (commit) => adapter.commit!(commit),
-    async close() {
-      await stores.close!();
-    },
-  };
+  return connThrough(await stores.open(PATH), () => stores.close!());
 }
 
 function request<T>(req: IDBRequest<T>): Promise<T> {

@@ -3,7 +3,7 @@
 import type { Commit } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
-import type { Conn } from './jobs.js';
+import { type Conn, connThrough } from './jobs.js';
 
 export const STORE_PATH = 'spaces/bench';
 
@@ -12,18 +12,11 @@ export async function adapterConn(file: string): Promise<Conn> {
   const db = new Database(file);
   const stores = sqliteStores(db);
   const adapter = await stores.open(STORE_PATH);
-  return {
-    get: (key) => adapter.get(key),
-    entries: (prefix) => adapter.entries!(prefix),
-    count: (prefix) => adapter.count!(prefix),
-    getVersions: (ids) => adapter.getVersions!(ids),
-    commit: (commit) => adapter.commit!(commit),
-    async close() {
-      await adapter.close!();
-      await stores.close!();
-      db.close();
-    },
-  };
+  return connThrough(adapter, async () => {
+    await adapter.close!();
+    await stores.close!();
+    db.close();
+  });
 }
 
 /** The end of a prefix's range: its last character plus one (the prefixes here are ASCII). */

@@ -8,7 +8,7 @@ import type { Commit } from '@minca/core';
 import { type SqliteDatabase, sqliteStores } from '@minca/sqlite';
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
 import { fill } from './dataset.js';
-import { type Conn, type JobResult, runJobs } from './jobs.js';
+import { type Conn, connThrough, type JobResult, runJobs } from './jobs.js';
 
 const FILE = '/bench.sqlite3';
 const PATH = 'spaces/bench';
@@ -77,17 +77,10 @@ function tuned(db: Oo1Db): Oo1Db {
 async function adapterOver(db: Oo1Db, own: boolean): Promise<Conn> {
   const stores = sqliteStores(driver(db));
   const adapter = await stores.open(PATH);
-  return {
-    get: (key) => adapter.get(key),
-    entries: (prefix) => adapter.entries!(prefix),
-    count: (prefix) => adapter.count!(prefix),
-    getVersions: (ids) => adapter.getVersions!(ids),
-    commit: (commit) => adapter.commit!(commit),
-    async close() {
-      await adapter.close!();
-      if (own) db.close();
-    },
-  };
+  return connThrough(adapter, async () => {
+    await adapter.close!();
+    if (own) db.close();
+  });
 }
 
 const after = (prefix: string) =>
