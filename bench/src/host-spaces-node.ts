@@ -1,5 +1,5 @@
 // The host of the host-spaces benchmark, in a process of its own so its RSS is the host's alone:
-// `node --expose-gc host-spaces-node.js <sqlite file> <idle ms> <max open>`. A holder over
+// `node host-spaces-node.js <sqlite file> <idle ms> <max open>`. A holder over
 // SQLite (the database the benchmark filled), serving on a WebSocket on 127.0.0.1. It prints
 // `{ port }`, then answers each line of stdin (`stats`, `stop`) with one JSON line.
 import * as crypto from 'node:crypto';
@@ -8,10 +8,9 @@ import { createNode, createWebSocketTransport, nodeCrypto } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { WebSocketServer } from 'ws';
+import { heapKept } from './heap.js';
 
 const [file, idleArg, maxArg] = process.argv.slice(2);
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
 
 const db = new Database(file!);
 const node = await createNode({
@@ -35,14 +34,11 @@ const sampler = setInterval(() => {
 for await (const line of createInterface({ input: process.stdin })) {
   const { cmd } = JSON.parse(line) as { cmd: string };
   if (cmd === 'stats') {
-    gc();
-    gc();
-    const { heapUsed, arrayBuffers, rss } = process.memoryUsage();
     say({
       ...node.spaces.stats(),
       mostOpen,
-      heap: heapUsed + arrayBuffers,
-      rss,
+      heap: heapKept(),
+      rss: process.memoryUsage().rss,
       maxRss: process.resourceUsage().maxRSS * 1024,
     });
   } else if (cmd === 'stop') {

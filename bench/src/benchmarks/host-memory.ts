@@ -10,13 +10,12 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createMemoryTransportPair, createNode, type MincaNode } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import type { Benchmark, Figure } from '../harness.js';
+import { heapKept } from '../heap.js';
 
 const SPACES = Number(process.env.MINCA_BENCH_HOST_SPACES ?? 1000);
 const RECORDS = Number(process.env.MINCA_BENCH_HOST_RECORDS ?? 1000);
@@ -24,15 +23,6 @@ const BATCH = Math.min(SPACES, Number(process.env.MINCA_BENCH_HOST_BATCH ?? 50))
 /** Bounds every wait: the whole fill at 1,000 × 1,000 takes some minutes. */
 const DEADLINE_MS = 3_600_000;
 
-setFlagsFromString('--expose_gc');
-const gc = runInNewContext('gc') as () => void;
-const heap = () => {
-  gc();
-  gc();
-  // Typed arrays' bytes are outside the JS heap: a set kept in blocks is mostly those.
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return heapUsed + arrayBuffers;
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
@@ -100,9 +90,9 @@ const bench: Benchmark = {
       // The same database, opened afresh: the heap of a node with no space open, then of all.
       db = new Database(file);
       host = await createNode({ stores: sqliteStores(db), holding: {} });
-      const before = heap();
+      const before = heapKept();
       const held = await host.spaces.held();
-      const after = heap();
+      const after = heapKept();
       if (held.length !== SPACES) throw new Error(`${held.length} spaces held, not ${SPACES}`);
       const rss = process.memoryUsage().rss;
 

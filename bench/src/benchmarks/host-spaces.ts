@@ -63,11 +63,9 @@ interface HostStats {
 
 /** The host process: its port, and its answers to `stats` and `stop`. */
 async function startHost(file: string) {
-  const child = spawn(
-    process.execPath,
-    ['--expose-gc', script, file, String(IDLE_MS), String(MAX_OPEN)],
-    { stdio: 'pipe' },
-  );
+  const child = spawn(process.execPath, [script, file, String(IDLE_MS), String(MAX_OPEN)], {
+    stdio: 'pipe',
+  });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr += d;

@@ -13,12 +13,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { SigningKey, Store } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { type Benchmark, type Figure, median } from '../harness.js';
+import { heapKept } from '../heap.js';
 import { fillIndex } from '../index-fill.js';
 
 const COUNT = Number(process.env.MINCA_BENCH_OPEN_VERSIONS ?? 1_000_000);
@@ -27,25 +26,15 @@ const COLLECTION = 'app.log';
 const PATH = 'spaces/open';
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
-setFlagsFromString('--expose_gc');
-const gc = runInNewContext('gc') as () => void;
-const heap = () => {
-  gc();
-  gc();
-  // Typed arrays' bytes are outside the JS heap: a set kept in blocks is mostly those.
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return heapUsed + arrayBuffers;
-};
-
 /** Opens the store in a fresh connection: ms taken, heap kept while open. */
 async function open(file: string): Promise<{ ms: number; kept: number; versions: number }> {
   const db = new Database(file);
   try {
-    const before = heap();
+    const before = heapKept();
     const started = performance.now();
     const store = await Store.open(await sqliteStores(db).open(PATH));
     const ms = performance.now() - started;
-    const kept = heap() - before;
+    const kept = heapKept() - before;
     const versions = store.versionCount();
     await store.close();
     return { ms, kept, versions };
