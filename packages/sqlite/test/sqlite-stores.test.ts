@@ -152,12 +152,16 @@ describe('sqliteStores', () => {
     sqliteStores(tuned);
     expect(tuned.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(tuned.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(tuned.pragma('wal_autocheckpoint', { simple: true })).toBe(4096);
+    expect(tuned.pragma('cache_size', { simple: true })).toBe(-4096); // 4 MiB
     const full = dir.open('full.sqlite');
     sqliteStores(full, { synchronous: 'full' });
     expect(full.pragma('synchronous', { simple: true })).toBe(2);
     const plain = dir.open('plain.sqlite');
     sqliteStores(plain, { configure: false });
     expect(plain.pragma('journal_mode', { simple: true })).toBe('delete');
+    expect(plain.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(plain.pragma('cache_size', { simple: true })).toBe(-16000); // better-sqlite3's own
   });
 
   it('lists a prefix and reads versions through the primary key, not a scan', () => {
