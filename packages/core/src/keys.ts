@@ -8,6 +8,7 @@ import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58, base64urlnopad } from '@scure/base';
 import { compareBytes } from './bytes.js';
 import { MincaError } from './errors.js';
+import { verifyByPlatform } from './platform-verify.js';
 import { checkPrimitives } from './primitives.js';
 
 /** The multicodec prefix of an Ed25519 public key (0xed, varint-encoded). */
@@ -137,6 +138,9 @@ export async function verifyEd25519(
 ): Promise<boolean> {
   try {
     if (publicKey.length !== 32) return false;
+    // The platform's own, where a node was handed one (checked to be as strict).
+    const byPlatform = verifyByPlatform(publicKey, message, signature);
+    if (byPlatform) return await byPlatform;
     // Strict RFC 8032 (not ZIP-215), as WebCrypto verifies: every node must agree on every signature.
     if (!(await webCryptoEd25519()))
       return ed25519.verify(signature, message, publicKey, { zip215: false });
@@ -176,6 +180,14 @@ export interface PlatformCrypto {
    * the same bytes and to refuse what was changed.
    */
   chacha20poly1305?: PlatformAead;
+  /**
+   * A function verifying Ed25519 signatures by this 32-byte public key, optional: incoming
+   * versions are then verified with it instead of WebCrypto. It must resolve (not throw) to
+   * whether the signature is valid by RFC 8032's strict rules; checked at start.
+   */
+  ed25519Verifier?(
+    publicKey: Uint8Array,
+  ): (message: Uint8Array, signature: Uint8Array) => Promise<boolean>;
 }
 
 /**

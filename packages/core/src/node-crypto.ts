@@ -26,6 +26,14 @@ export interface NodeCryptoModule {
     format: 'jwk';
   }): unknown;
   sign(algorithm: null, data: Uint8Array, key: never): Uint8Array;
+  createPublicKey(input: { key: { kty: string; crv: string; x: string }; format: 'jwk' }): unknown;
+  verify(
+    algorithm: null,
+    data: Uint8Array,
+    key: never,
+    signature: Uint8Array,
+    callback: (error: Error | null, ok: boolean) => void,
+  ): void;
   createHash(algorithm: 'sha256'): {
     update(data: Uint8Array): { digest(): Uint8Array };
   };
@@ -94,6 +102,23 @@ export function nodeCrypto(crypto: NodeCryptoModule): PlatformCrypto {
       });
       // A plain Uint8Array of its own, not a Node Buffer.
       return (message) => new Uint8Array(crypto.sign(null, message, key as never));
+    },
+    ed25519Verifier(publicKey) {
+      const key = crypto.createPublicKey({
+        key: { kty: 'OKP', crv: 'Ed25519', x: base64urlnopad.encode(publicKey) },
+        format: 'jwk',
+      });
+      // With a callback, node:crypto verifies on libuv's thread pool, as WebCrypto does.
+      return (message, signature) =>
+        new Promise((resolve) => {
+          try {
+            crypto.verify(null, message, key as never, signature, (error, ok) =>
+              resolve(error === null && ok === true),
+            );
+          } catch {
+            resolve(false); // A signature of the wrong length, say.
+          }
+        });
     },
     sha256:
       typeof hash === 'function'

@@ -26,6 +26,7 @@ import { type RecordsApi, recordsApi } from './node/records-api.js';
 import { ReuseWatch } from './node/reuse-watch.js';
 import type { OpenSpacesOptions } from './node/space-use.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
+import { usePlatformVerify } from './platform-verify.js';
 import { usePrimitives } from './primitives.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
@@ -107,6 +108,7 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await checkPlatformCrypto(config.crypto);
     // Its hashing and sealing, for the whole process: the same bytes, checked, made faster.
     usePrimitives(config.crypto);
+    await usePlatformVerify(config.crypto);
     key = key.signingWith(config.crypto);
   }
   const identity = await verifyChain(key.did, config.certificates ?? []);

@@ -1,0 +1,129 @@
+import * as nodeCryptoModule from 'node:crypto';
+import { randomBytes } from '@noble/ciphers/utils.js';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MincaError } from '../src/errors.js';
+import { type PlatformCrypto, SigningKey, verifyEd25519 } from '../src/keys.js';
+import { nodeCrypto } from '../src/node-crypto.js';
+import { checkPlatformVerify, useOwnVerify, usePlatformVerify } from '../src/platform-verify.js';
+import { createVersion, decodeVersion, verifyVersion } from '../src/version.js';
+
+const native = () => nodeCrypto(nodeCryptoModule);
+const code = async (f: () => unknown) => {
+  try {
+    await f();
+  } catch (e) {
+    return e instanceof MincaError ? e.code : String(e);
+  }
+  return 'none';
+};
+
+/** A platform whose only Ed25519 verifier is `verifier`; it signs as noble does. */
+const withVerifier = (
+  verifier: (message: Uint8Array, signature: Uint8Array) => Promise<boolean>,
+): PlatformCrypto => ({
+  ed25519Signer: (secret) => (message) => ed25519.sign(message, secret),
+  ed25519Verifier: () => verifier,
+});
+
+/** The signature with S + L in place of S: valid under ZIP-215, not under RFC 8032. */
+function largeScalar(signature: Uint8Array): Uint8Array {
+  let s = 0n;
+  for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(signature[i]!);
+  s += ed25519.Point.Fn.ORDER;
+  const out = signature.slice();
+  for (let i = 32; i < 64; i++, s >>= 8n) out[i] = Number(s & 0xffn);
+  return out;
+}
+
+afterEach(() => useOwnVerify());
+
+describe('the platform’s Ed25519 verification', () => {
+  it('node:crypto’s agrees with RFC 8032 strictly, as the runtime’s own does, case by case', async () => {
+    const secret = ed25519.utils.randomSecretKey();
+    const publicKey = ed25519.getPublicKey(secret);
+    const cases: Array<[Uint8Array, Uint8Array, Uint8Array]> = [];
+    for (let i = 0; i < 20; i++) {
+      const message = randomBytes(i * 13);
+      const signature = ed25519.sign(message, secret);
+      const bad = signature.slice();
+      bad[i % 64]! ^= 1 << (i % 8);
+      cases.push([publicKey, message, signature], [publicKey, message, bad]);
+    }
+    // S + L for S, which RFC 8032 refuses.
+    for (let i = 0; i < 4; i++) {
+      const message = randomBytes(8);
+      cases.push([publicKey, message, largeScalar(ed25519.sign(message, secret))]);
+    }
+    const expected = cases.map(([key, m, sig]) => ed25519.verify(sig, m, key, { zip215: false }));
+    expect(expected.filter(Boolean).length).toBe(20);
+    const own = await Promise.all(cases.map(([key, m, sig]) => verifyEd25519(key, m, sig)));
+    await usePlatformVerify(native());
+    const platform = await Promise.all(cases.map(([key, m, sig]) => verifyEd25519(key, m, sig)));
+    expect(own).toEqual(expected);
+    expect(platform).toEqual(expected);
+  });
+
+  it('a signature or key of the wrong length verifies nothing, and never rejects', async () => {
+    await usePlatformVerify(native());
+    const key = SigningKey.generate();
+    const message = randomBytes(20);
+    const signature = await key.sign(message);
+    expect(await verifyEd25519(key.publicKey, message, signature)).toBe(true);
+    expect(await verifyEd25519(key.publicKey, message, signature.subarray(0, 63))).toBe(false);
+    expect(await verifyEd25519(key.publicKey.subarray(0, 31), message, signature)).toBe(false);
+  });
+
+  it('versions are checked through it: a changed byte fails verifyVersion', async () => {
+    await usePlatformVerify(native());
+    const key = SigningKey.generate();
+    const version = await createVersion(
+      {
+        space: 'aaaaaaaaaaaaaaaaaaaaaaaaaa',
+        collection: 'app.post',
+        record: 'r1',
+        supersedes: [],
+        timestamp: 1_700_000_000_000,
+        files: [],
+        body: { text: 'hello' },
+      },
+      new Uint8Array(32),
+      key,
+    );
+    await expect(verifyVersion(version)).resolves.toBeUndefined();
+    const bytes = version.bytes.slice();
+    bytes[bytes.length - 10]! ^= 1; // Inside the signature.
+    expect(await code(() => verifyVersion(decodeVersion(bytes)))).toBe('invalid_version');
+  });
+
+  it('refuses a verifier that is lenient, wrong or throws, with invalid_input', async () => {
+    expect(await code(() => checkPlatformVerify(withVerifier(async () => true)))).toBe(
+      'invalid_input',
+    );
+    expect(await code(() => checkPlatformVerify(withVerifier(async () => false)))).toBe(
+      'invalid_input',
+    );
+    expect(
+      await code(() =>
+        checkPlatformVerify(
+          withVerifier(async () => {
+            throw new Error('no');
+          }),
+        ),
+      ),
+    ).toBe('invalid_input');
+    // One that takes S modulo the group order first accepts S + L: it is refused too.
+    const reducing = withVerifier(async () => false);
+    reducing.ed25519Verifier = (publicKey) => async (message, signature) => {
+      const reduced = signature.slice();
+      let s = 0n;
+      for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(signature[i]!);
+      s %= ed25519.Point.Fn.ORDER;
+      for (let i = 32; i < 64; i++, s >>= 8n) reduced[i] = Number(s & 0xffn);
+      return ed25519.verify(reduced, message, publicKey, { zip215: false });
+    };
+    expect(await code(() => checkPlatformVerify(reducing))).toBe('invalid_input');
+    // node:crypto's passes.
+    expect(await code(() => checkPlatformVerify(native()))).toBe('none');
+  });
+});
