@@ -21,6 +21,7 @@ import {
   NEGENTROPY_FRAME_LIMIT,
 } from '../src/sync/messages.js';
 import type { Peer } from '../src/sync/peer.js';
+import type { Transport } from '../src/sync/transport.js';
 import { createVersion, type Version } from '../src/version.js';
 import { within } from './files/clock.js';
 import { until } from './sync-helpers.js';
@@ -48,6 +49,8 @@ export interface ScriptedPeer {
   key: SigningKey;
   /** The node's end of the connection. */
   peer: Peer;
+  /** The transport the node reads from (ours writes to it). */
+  transport: Transport;
   /** Every message the node sent, in order, with `Date.now()` when it arrived. */
   received: Array<{ at: number; m: Message }>;
   send(m: Message): void;
@@ -82,6 +85,7 @@ export async function scriptedPeer(
   const scripted: ScriptedPeer = {
     key,
     peer: undefined as unknown as Peer,
+    transport: theirs,
     received,
     send: (m) => mine.send(encodeMessage(m)),
     raw: (frame) => mine.send(frame),

@@ -60,3 +60,19 @@ describe('memory transport delays', () => {
     expect(atB.got).toEqual([0, 1, 2, 3, 4]);
   });
 });
+
+describe('memory transport flow control', () => {
+  it('an end that pauses reads nothing until it resumes, then everything in order', async () => {
+    const [a, b] = createMemoryTransportPair();
+    const atB = collect(b);
+    a.send(new Uint8Array([0]));
+    await until(() => atB.got.length === 1);
+    b.pause!();
+    for (let i = 1; i < 4; i++) a.send(new Uint8Array([i]));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(atB.got).toEqual([0]);
+    b.resume!();
+    await until(() => atB.got.length === 4);
+    expect(atB.got).toEqual([0, 1, 2, 3]);
+  });
+});

@@ -14,6 +14,14 @@ import { MincaError } from '../errors.js';
 export const BUDGET_WINDOW_MS = 60_000;
 /** Bytes received and not handled yet, past which the connection ends. */
 export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
+/**
+ * Past this many bytes waiting, a connection stops reading from a transport that can pause, and
+ * reads again once under {@link RESUME_QUEUED_BYTES}: a starter pushing everything a new peer
+ * lacks then waits on the network, rather than the peer holding it all (and going over
+ * {@link MAX_QUEUED_BYTES}).
+ */
+export const PAUSE_QUEUED_BYTES = 2 * 1024 * 1024;
+export const RESUME_QUEUED_BYTES = 512 * 1024;
 /** `spaces` messages a peer may send per window: the handshake's and a few re-offers. */
 export const MAX_SPACES_MESSAGES = 10;
 /** Signatures checked per window for what a peer showed in `spaces`: two full offers. */
@@ -46,6 +54,11 @@ export class ConnectionBudget {
     this.#queued += bytes;
     if (this.#queued > MAX_QUEUED_BYTES)
       throw over(`sent more than ${MAX_QUEUED_BYTES >> 20} MiB faster than it is read`);
+  }
+
+  /** Bytes of frames received and not handled yet. */
+  get queued(): number {
+    return this.#queued;
   }
 
   /** A frame was handled (or dropped). */

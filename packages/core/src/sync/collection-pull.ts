@@ -10,16 +10,12 @@ import { Bound, compareBounds } from '../negentropy/bound.js';
 import { type NegentropySnapshot, snapshotItems } from '../negentropy/set.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
-import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE } from './messages.js';
+import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE, VERS_MESSAGE_BYTES } from './messages.js';
 import { STALE_MS } from './pacing.js';
 import type { SyncChannel } from './reconciliation.js';
 
 const TWO32 = 0x1_0000_0000;
-/**
- * Bytes of versions in one page: a sixteenth of a frame. Pages in flight (one travelling, one or
- * two checked ahead, one stored) are what a joining device holds at once.
- */
-const PAGE_BYTES = 128 * 1024;
+
 /** Versions read from the store at a time while a page is made. */
 const READ_BATCH = 256;
 
@@ -68,7 +64,8 @@ export async function pullPage(
   after: Uint8Array | undefined,
 ): Promise<Version[]> {
   const ids = idsAfter(store.syncSet(collection), after, MAX_VERSIONS_PER_MESSAGE);
-  const budget = PAGE_BYTES;
+  // One message's worth (pages in flight are what a joining device holds at once).
+  const budget = VERS_MESSAGE_BYTES;
   const page: Version[] = [];
   let size = 0;
   for (let at = 0; at < ids.length; at += READ_BATCH) {

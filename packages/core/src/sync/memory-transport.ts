@@ -1,7 +1,8 @@
 /**
  * Transports in memory, for tests and for nodes in one process: a pair of connected ends.
  * Delivery is asynchronous and ordered, like a real channel; `delay` holds each message back,
- * so tests can reorder and slow delivery across pairs.
+ * so tests can reorder and slow delivery across pairs. An end that pauses reads nothing until it
+ * resumes: what its peer sends meanwhile waits on the peer's side.
  */
 import { MincaError } from '../errors.js';
 import { setTimer } from '../timers.js';
@@ -20,6 +21,8 @@ class MemoryEnd implements Transport {
   /** What is on its way to the peer, in order, each with when it may arrive. */
   readonly #inFlight: Array<{ at: number; deliver: () => void }> = [];
   #draining = false;
+  /** Whether this end stopped reading: its peer's messages wait on the peer's side. */
+  #paused = false;
 
   constructor(private readonly options: MemoryTransportOptions) {}
 
@@ -33,6 +36,16 @@ class MemoryEnd implements Transport {
     this.#enqueue(() => {
       if (!this.peer.#closed) this.peer.onMessage?.(copy);
     });
+  }
+
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    if (!this.peer.#draining) this.peer.#drain();
   }
 
   close(reason?: string): void {
@@ -53,13 +66,18 @@ class MemoryEnd implements Transport {
 
   #drain(): void {
     const next = this.#inFlight[0];
-    if (!next) {
+    // A paused peer reads nothing: what is sent waits here, as it would in the network.
+    if (!next || this.peer.#paused) {
       this.#draining = false;
       return;
     }
     this.#draining = true;
     setTimer(
       () => {
+        if (this.peer.#paused) {
+          this.#draining = false;
+          return;
+        }
         this.#inFlight.shift()!.deliver();
         this.#drain();
       },

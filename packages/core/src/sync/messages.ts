@@ -18,6 +18,12 @@ export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
 export const NEGENTROPY_FRAME_LIMIT = 512 * 1024;
 /** Versions one `vers` message may carry. */
 export const MAX_VERSIONS_PER_MESSAGE = 4096;
+/**
+ * Bytes of versions a node packs into one `vers` message it sends (one version larger than that
+ * goes alone): a sixteenth of a frame. A receiver holds a few messages' versions at once, decoded
+ * and being checked, so this, not the frame limit, is what a joining device holds in flight.
+ */
+export const VERS_MESSAGE_BYTES = 128 * 1024;
 /** A `pull`'s cursor: the last version had, as its timestamp (uint64, big-endian) and id. */
 export const CURSOR_BYTES = 40;
 /** Spaces one connection may name. */

@@ -14,7 +14,7 @@ import { verifySignature } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { BoundedSet } from './bounded-set.js';
-import { ConnectionBudget } from './budget.js';
+import { ConnectionBudget, PAUSE_QUEUED_BYTES, RESUME_QUEUED_BYTES } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
 import { type Early, InboxAhead } from './inbox-ahead.js';
@@ -75,6 +75,8 @@ export class Peer {
     (space) => !this.#closed && !!this.did && this.#linked.has(space),
   );
   readonly #budget: ConnectionBudget;
+  /** Whether the transport was asked to stop reading, the inbox being full. */
+  #paused = false;
 
   constructor(
     private readonly host: SyncHost,
@@ -105,6 +107,10 @@ export class Peer {
         this.close((error as Error).message);
         return;
       }
+      if (!this.#paused && this.#budget.queued > PAUSE_QUEUED_BYTES) {
+        this.#paused = true;
+        transport.pause?.();
+      }
       const pending = this.#ahead.arrived(frame);
       this.#inbox = this.#inbox.then(async () => {
         this.#ahead.taken();
@@ -112,6 +118,10 @@ export class Peer {
           await this.#receive(frame, pending.early);
         } finally {
           this.#budget.handled(frame.length);
+          if (this.#paused && this.#budget.queued <= RESUME_QUEUED_BYTES) {
+            this.#paused = false;
+            if (!this.#closed) transport.resume?.();
+          }
         }
       });
     };

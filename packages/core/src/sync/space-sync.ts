@@ -14,7 +14,7 @@ import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
-import { MAX_FRAME_BYTES, MAX_VERSIONS_PER_MESSAGE, type Message } from './messages.js';
+import { MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
 import {
   MAX_IDS_PER_WANT,
   MAX_REFUSALS,
@@ -308,11 +308,11 @@ export class SpaceSync implements Reconciled {
   }
 
   /**
-   * Packs versions into frames under the byte and count limits (small versions hit the count
-   * first); an answer to a want always gets one reply.
+   * Packs versions into messages of up to {@link VERS_MESSAGE_BYTES} and 4,096 versions; an
+   * answer to a want always gets one reply.
    */
   #sendVersions(versions: Version[], q?: number): void {
-    const budget = MAX_FRAME_BYTES - 1024;
+    const budget = VERS_MESSAGE_BYTES;
     let batch: Uint8Array[] = [];
     let size = 0;
     const flush = (last: boolean) => {

@@ -11,6 +11,14 @@ export interface Transport {
   onMessage: ((message: Uint8Array) => void) | undefined;
   /** Called once when the transport closes, from either side, with a reason when known. */
   onClose: ((reason?: string) => void) | undefined;
+  /**
+   * Stops delivering messages until {@link resume}, optional: flow control, so a peer sending
+   * faster than this side handles waits in the network and its own buffers rather than in this
+   * side's memory. A few messages already read may still be delivered after it.
+   */
+  pause?(): void;
+  /** Delivers messages again after {@link pause}. */
+  resume?(): void;
   /** Closes the transport; the peer's `onClose` is told `reason`. */
   close(reason?: string): void;
   readonly closed: boolean;

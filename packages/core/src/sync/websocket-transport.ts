@@ -16,6 +16,9 @@ export interface WebSocketLike {
   onmessage: ((event: { data: unknown }) => void) | null;
   onclose: ((event: { code?: number; reason?: string }) => void) | null;
   onerror: ((event: unknown) => void) | null;
+  /** Stops reading from the connection (Node's `ws`; a browser's WebSocket has none). */
+  pause?(): void;
+  resume?(): void;
 }
 
 const OPEN = 1;
@@ -54,6 +57,13 @@ export function createWebSocketTransport(socket: WebSocketLike): Transport {
       if (closed) throw new MincaError('closed', 'the transport is closed');
       if (socket.readyState === OPEN) socket.send(message);
       else queue.push(message.slice());
+    },
+    // Where the socket can stop reading, TCP's own flow control holds the sender back.
+    pause() {
+      socket.pause?.();
+    },
+    resume() {
+      socket.resume?.();
     },
     close(reason) {
       if (closed) return;
