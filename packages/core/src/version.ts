@@ -31,6 +31,8 @@ export const MAX_FILES = 16;
 export const MAX_SUPERSEDES = 64;
 /** Versions one batch signature covers at most (spec 05 §3.6). */
 export const MAX_BATCH = 65_536;
+/** Versions sealed before their signatures are asked for, when many are made at once. */
+const SEAL_CHUNK = 512;
 /** Largest encoded version. */
 export const MAX_VERSION_BYTES = MAX_BODY_BYTES + SEAL_OVERHEAD + 8 * 1024;
 const SIGNING_CONTEXT = utf8('minca/version/v2\n');
@@ -218,36 +220,54 @@ export async function sealVersions(
 ): Promise<SealedVersion[]> {
   const per = Math.min(options.perSignature ?? 1, MAX_BATCH);
   if (!(per >= 1)) throw new RangeError('perSignature must be at least 1');
-  const prepared = drafts.map((d) => prepare(d, spaceKey, key.publicKey));
-  const unsigned = prepared.map((p) => p.unsigned);
-  if (unsigned.length === 1) {
+  if (drafts.length === 1) {
     // One version: its own signature, without the batch's bookkeeping.
-    const g = await key.sign(concat(SIGNING_CONTEXT, unsigned[0]!));
-    return [{ version: signed(unsigned[0]!, g), plain: prepared[0]!.plain }];
+    const { unsigned, plain } = prepare(drafts[0]!, spaceKey, key.publicKey);
+    const g = await key.sign(concat(SIGNING_CONTEXT, unsigned));
+    return [{ version: signed(unsigned, g), plain }];
   }
-  const proofs: Array<Uint8Array | BatchProof> = new Array(unsigned.length);
+  const out: SealedVersion[] = new Array(drafts.length);
   const signing: Promise<void>[] = [];
-  for (let at = 0; at < unsigned.length; at += per) {
-    const run = unsigned.slice(at, at + per);
-    if (run.length === 1) {
-      signing.push(
-        key.sign(concat(SIGNING_CONTEXT, run[0]!)).then((g) => {
-          proofs[at] = g;
+  // Sealed a chunk at a time (whole runs), each chunk's signatures made (on other threads, where
+  // the platform has them) while the next chunk is sealed.
+  const chunk = Math.ceil(SEAL_CHUNK / per) * per;
+  for (let start = 0; start < drafts.length; start += chunk) {
+    const prepared = drafts
+      .slice(start, start + chunk)
+      .map((d) => prepare(d, spaceKey, key.publicKey));
+    const messages: Uint8Array[] = [];
+    const finish: Array<(signature: Uint8Array) => void> = [];
+    for (let at = 0; at < prepared.length; at += per) {
+      const run = prepared.slice(at, at + per);
+      const first = start + at;
+      if (run.length === 1) {
+        const { unsigned, plain } = run[0]!;
+        messages.push(concat(SIGNING_CONTEXT, unsigned));
+        finish.push((g) => {
+          out[first] = { version: signed(unsigned, g), plain };
+        });
+        continue;
+      }
+      const { root, paths } = merkleTree(run.map((p) => leafOf(p.unsigned)));
+      messages.push(rootMessage(run.length, root));
+      finish.push((signature) =>
+        run.forEach(({ unsigned, plain }, i) => {
+          const proof = { signature, size: run.length, index: i, path: paths[i]! };
+          out[first + i] = { version: signed(unsigned, proof), plain };
         }),
       );
-      continue;
     }
-    const { root, paths } = merkleTree(run.map(leafOf));
-    signing.push(
-      key.sign(rootMessage(run.length, root)).then((signature) => {
-        run.forEach((_, i) => {
-          proofs[at + i] = { signature, size: run.length, index: i, path: paths[i]! };
-        });
-      }),
-    );
+    const done = key.signMany(messages).then((signatures) => {
+      if (signatures.length !== messages.length)
+        throw new MincaError('unavailable', 'signatures missing');
+      for (let i = 0; i < finish.length; i++) finish[i]!(signatures[i]!);
+    });
+    // A later chunk failing to seal leaves this one's signing unawaited: it must not go unhandled.
+    done.catch(() => undefined);
+    signing.push(done);
   }
   await Promise.all(signing);
-  return unsigned.map((u, i) => ({ version: signed(u, proofs[i]!), plain: prepared[i]!.plain }));
+  return out;
 }
 
 /** Built and signed here, so the checks made of outside bytes are skipped. */
