@@ -25,7 +25,7 @@ import {
   type MincaRecord,
   recordOf,
 } from './record-reads.js';
-import { assertRecordId, sealWrites } from './record-writer.js';
+import { assertRecordId, type RecordWrite, sealWrites } from './record-writer.js';
 import { KEY_COLLECTION, type KeyRing, keptUnread, readKeyRing } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
@@ -205,22 +205,35 @@ export class OpenSpace implements SpaceView, MemberView {
     options: SignOptions = {},
   ): Promise<MincaRecord[]> {
     assertCollectionName(collection);
-    const ids = items.map((item) => item.id ?? randomId());
-    for (const id of ids) assertRecordId(id);
+    const writes: RecordWrite[] = items.map(({ body, id }) => {
+      if (id === undefined || id === null) return { id: randomId(), body, fresh: true };
+      assertRecordId(id);
+      return { id, body };
+    });
     const sealed = await this.serialized(async () => {
       await this.#mayWriteHere();
-      const made = await this.#sealMany(
-        collection,
-        ids.map((id, i) => ({ id, body: items[i]!.body })),
-        options,
-      );
+      const made = await this.#sealMany(collection, writes, options);
       await this.takeIn(made.map((s) => s.version));
       return made;
     });
     // What was written, as it stands now: decoded from the plaintext, unless another version
-    // won meanwhile (one taken in from a peer), when the record is read.
+    // won meanwhile (one taken in from a peer), when the record is read. A record under a fresh
+    // id is the one version just written: nobody else knows its id yet.
     const out: MincaRecord[] = [];
-    for (const { version, plain } of sealed) {
+    for (const [i, { version, plain }] of sealed.entries()) {
+      if (writes[i]!.fresh && plain !== null) {
+        out.push({
+          id: version.record,
+          collection,
+          body: decodeBody(plain),
+          version: version.id,
+          timestamp: version.timestamp,
+          author: version.author,
+          files: [...version.files],
+          conflicts: [],
+        });
+        continue;
+      }
       const record = await this.store.record(collection, version.record);
       const winner = record?.winner();
       if (record && winner?.id === version.id && plain !== null)
@@ -329,7 +342,7 @@ export class OpenSpace implements SpaceView, MemberView {
 
   #sealMany(
     collection: string,
-    writes: ReadonlyArray<{ id: string; body: BodyValue | null }>,
+    writes: ReadonlyArray<RecordWrite>,
     options: SignOptions,
     key: Uint8Array = this.#entry.key,
   ): Promise<SealedVersion[]> {
