@@ -134,12 +134,20 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
 /** What a sealed body is bound to: the envelope before it, so it can't move to another version. */
 const bodyAad = (header: Uint8Array) => concat(BODY_CONTEXT, header);
 
-/** The envelope up to its signature, sealed (what is signed), and the body's plaintext. */
-function prepare(
-  draft: VersionDraft,
-  spaceKey: Uint8Array,
-  author: Uint8Array,
-): { unsigned: Uint8Array; plain: Uint8Array | null } {
+/** A version made here before its signature: what it says, and the bytes signed. */
+interface Prepared {
+  /** The envelope up to its signature, sealed: what is signed. */
+  unsigned: Uint8Array;
+  /** The body's plaintext, `null` for a tombstone. */
+  plain: Uint8Array | null;
+  /** Its fields, as decoding its bytes would give them. */
+  fields: Omit<Version, 'id' | 'bytes' | 'sealedBody'>;
+  /** Bytes of the sealed body, which ends `unsigned`; -1 for a tombstone. */
+  bodyBytes: number;
+}
+
+/** Seals a draft and encodes it up to its signature. */
+function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Prepared {
   if (draft.files.length > MAX_FILES) {
     throw new MincaError(
       'too_large',
@@ -155,14 +163,15 @@ function prepare(
   const supersedes = sortedIds(draft.supersedes);
   if (supersedes.length > MAX_SUPERSEDES)
     throw new MincaError('too_large', `a version supersedes at most ${MAX_SUPERSEDES} others`);
+  const files = sortedIds(draft.files);
   const header = encodeHeader({
     space: spaceBytes(draft.space),
     collection: draft.collection,
     record: draft.record,
     supersedes,
     timestamp: draft.timestamp,
-    author,
-    files: sortedIds(draft.files),
+    author: key.publicKey,
+    files,
   });
   let b: Uint8Array | null = null;
   let plain: Uint8Array | null = null;
@@ -177,7 +186,18 @@ function prepare(
     }
     b = sealSalted(spaceKey, plain, bodyAad(header));
   }
-  return { unsigned: encodeUnsigned(header, b), plain };
+  // The fields as decodeVersion reads them back (the space id checked lowercase base32, ids
+  // sorted lowercase hex): the version test checks the two agree.
+  const fields = {
+    space: draft.space,
+    collection: draft.collection,
+    record: draft.record,
+    supersedes: supersedes.map(toHex),
+    timestamp: draft.timestamp,
+    author: key.did,
+    files: files.map(toHex),
+  };
+  return { unsigned: encodeUnsigned(header, b), plain, fields, bodyBytes: b ? b.length : -1 };
 }
 
 /** Seals, signs and encodes a new version. */
@@ -222,9 +242,9 @@ export async function sealVersions(
   if (!(per >= 1)) throw new RangeError('perSignature must be at least 1');
   if (drafts.length === 1) {
     // One version: its own signature, without the batch's bookkeeping.
-    const { unsigned, plain } = prepare(drafts[0]!, spaceKey, key.publicKey);
-    const g = await key.sign(concat(SIGNING_CONTEXT, unsigned));
-    return [{ version: signed(unsigned, g), plain }];
+    const prepared = prepare(drafts[0]!, spaceKey, key);
+    const g = await key.sign(concat(SIGNING_CONTEXT, prepared.unsigned));
+    return [{ version: signed(prepared, g), plain: prepared.plain }];
   }
   const out: SealedVersion[] = new Array(drafts.length);
   const signing: Promise<void>[] = [];
@@ -232,28 +252,26 @@ export async function sealVersions(
   // the platform has them) while the next chunk is sealed.
   const chunk = Math.ceil(SEAL_CHUNK / per) * per;
   for (let start = 0; start < drafts.length; start += chunk) {
-    const prepared = drafts
-      .slice(start, start + chunk)
-      .map((d) => prepare(d, spaceKey, key.publicKey));
+    const prepared = drafts.slice(start, start + chunk).map((d) => prepare(d, spaceKey, key));
     const messages: Uint8Array[] = [];
     const finish: Array<(signature: Uint8Array) => void> = [];
     for (let at = 0; at < prepared.length; at += per) {
       const run = prepared.slice(at, at + per);
       const first = start + at;
       if (run.length === 1) {
-        const { unsigned, plain } = run[0]!;
-        messages.push(concat(SIGNING_CONTEXT, unsigned));
+        const one = run[0]!;
+        messages.push(concat(SIGNING_CONTEXT, one.unsigned));
         finish.push((g) => {
-          out[first] = { version: signed(unsigned, g), plain };
+          out[first] = { version: signed(one, g), plain: one.plain };
         });
         continue;
       }
       const { root, paths } = merkleTree(run.map((p) => leafOf(p.unsigned)));
       messages.push(rootMessage(run.length, root));
       finish.push((signature) =>
-        run.forEach(({ unsigned, plain }, i) => {
+        run.forEach((p, i) => {
           const proof = { signature, size: run.length, index: i, path: paths[i]! };
-          out[first + i] = { version: signed(unsigned, proof), plain };
+          out[first + i] = { version: signed(p, proof), plain: p.plain };
         }),
       );
     }
@@ -270,9 +288,25 @@ export async function sealVersions(
   return out;
 }
 
-/** Built and signed here, so the checks made of outside bytes are skipped. */
-const signed = (unsigned: Uint8Array, proof: Uint8Array | BatchProof) =>
-  decodeVersion(encodeSigned(unsigned, proof), { trusted: true });
+/** Built and signed here: its fields are known, so its bytes are not read back. */
+function signed(p: Prepared, proof: Uint8Array | BatchProof): Version {
+  const bytes = encodeSigned(p.unsigned, proof);
+  const end = p.unsigned.length;
+  const f = p.fields;
+  // The same fields in the same order as decodeVersion's: one shape for every version.
+  return {
+    id: toHex(hashId(bytes)),
+    bytes,
+    space: f.space,
+    collection: f.collection,
+    record: f.record,
+    supersedes: f.supersedes,
+    timestamp: f.timestamp,
+    author: f.author,
+    files: f.files,
+    sealedBody: p.bodyBytes < 0 ? null : bytes.subarray(end - p.bodyBytes, end),
+  };
+}
 
 /** A version's leaf in a batch: SHA-256(0x00 ‖ what its own signature would cover). */
 const leafOf = (unsigned: Uint8Array) => leafHash(unsigned, SIGNING_CONTEXT);
