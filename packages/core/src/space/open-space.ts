@@ -42,6 +42,8 @@ export class OpenSpace implements SpaceView, MemberView {
   #published: string | undefined;
   /** The key changes, read from `sys.key`; read again when one comes. */
   #ring: Promise<KeyRing> | undefined;
+  /** The membership and chain this node's last write was allowed under (see #mayWriteHere). */
+  #allowed: { membership: Promise<Membership>; chain: readonly Uint8Array[] } | undefined;
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
   readonly #sharingListeners = new Set<() => void>();
@@ -282,15 +284,20 @@ export class OpenSpace implements SpaceView, MemberView {
 
   /** Publishes this node's writer record if due, and refuses a write that would not stand. */
   async #mayWriteHere(): Promise<void> {
-    // The writer's record first, so what it writes counts for its account everywhere.
-    if ((await this.roleOf(this.identity.account)) !== undefined) await this.#publishWriter();
-    // What a node may not write would not stand anywhere, so it is refused here, not stored.
-    if (!(await this.mayWrite(this.signer.did))) {
-      throw new MincaError(
-        'not_authorized',
-        `${this.identity.account} may not write in space ${this.id}`,
-      );
+    const { account, chain } = this.identity;
+    // Allowed under this very membership and chain before: the answer is the same, since every
+    // change to sys.* (the writer record too) reads the membership again.
+    if (this.#membership !== undefined && this.#allowed?.membership === this.#membership) {
+      if (this.#allowed.chain === chain) return;
     }
+    // The writer's record first, so what it writes counts for its account everywhere.
+    if ((await this.roleOf(account)) !== undefined) await this.#publishWriter();
+    // What a node may not write would not stand anywhere, so it is refused here, not stored.
+    const membership = this.membership();
+    if (!(await membership).mayWrite(this.signer.did, Number.POSITIVE_INFINITY)) {
+      throw new MincaError('not_authorized', `${account} may not write in space ${this.id}`);
+    }
+    this.#allowed = { membership, chain };
   }
 
   /**
