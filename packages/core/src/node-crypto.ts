@@ -5,7 +5,7 @@
  * wait for; its SHA-256 and ChaCha20-Poly1305 (OpenSSL's) are two to three times @noble's.
  *
  * Given `node:worker_threads` too, it signs the versions of a `putMany` on `threads` worker
- * threads (one per core is best), while this thread seals the next ones.
+ * threads, while the calling thread seals the next ones.
  *
  * ```ts
  * import * as crypto from 'node:crypto';
@@ -13,7 +13,7 @@
  * import * as workers from 'node:worker_threads';
  * const node = await createNode({
  *   stores,
- *   crypto: nodeCrypto(crypto, { workers, threads: availableParallelism() }),
+ *   crypto: nodeCrypto(crypto, { workers, threads: Math.max(1, availableParallelism() - 1) }),
  * });
  * ```
  */
@@ -32,7 +32,11 @@ export interface NodeCryptoOptions {
    * then stores nothing.
    */
   workers?: WorkerThreadsModule;
-  /** Worker threads at most (2 by default): one per core, e.g. `os.availableParallelism()`. */
+  /**
+   * Worker threads at most (2 by default). For `putMany`, one fewer than the cores
+   * (`os.availableParallelism() - 1`, at least 1): the calling thread seals and stores the
+   * versions meanwhile, and is the busier.
+   */
   threads?: number;
 }
 
