@@ -49,6 +49,7 @@ export { hashId, randomId } from './ids.js';
 export {
   checkPlatformCrypto,
   didFromPublicKey,
+  type ManySignFunction,
   type PlatformCrypto,
   publicKeyFromDid,
   type SignFunction,
@@ -83,7 +84,12 @@ export {
   type SpaceTicket,
   type WriterInfo,
 } from './node.js';
-export { type NodeCryptoModule, nodeCrypto } from './node-crypto.js';
+export {
+  type NodeCryptoModule,
+  type NodeCryptoOptions,
+  nodeCrypto,
+  type WorkerThreadsModule,
+} from './node-crypto.js';
 export { open as openSealed, randomKey, SEAL_OVERHEAD, seal } from './seal.js';
 export { sealedStores } from './sealed-stores.js';
 export { HOLDER_COLLECTION, type HolderKind } from './space/holders.js';

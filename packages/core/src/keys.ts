@@ -160,6 +160,9 @@ export async function verifyEd25519(
 /** Signs a message with one key: what a platform's own Ed25519 gives for a key (see {@link PlatformCrypto}). */
 export type SignFunction = (message: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
+/** Signs several messages with one key, giving their signatures in order. */
+export type ManySignFunction = (messages: readonly Uint8Array[]) => Promise<Uint8Array[]>;
+
 /**
  * A platform's own cryptography, handed to a node (`NodeConfig.crypto`), since core imports no
  * platform API. Node's `node:crypto` signs Ed25519 one message at a time about four times
@@ -169,6 +172,12 @@ export type SignFunction = (message: Uint8Array) => Uint8Array | Promise<Uint8Ar
 export interface PlatformCrypto {
   /** A function signing with the key of this 32-byte secret and its public key. */
   ed25519Signer(secret: Uint8Array, publicKey: Uint8Array): SignFunction;
+  /**
+   * A function signing many messages at once with that key, optional: on several cores where
+   * the platform can (`nodeCrypto` with worker threads), for `putMany`. Without it, a node
+   * makes the signatures of a batch together through `ed25519Signer`.
+   */
+  ed25519ManySigner?(secret: Uint8Array, publicKey: Uint8Array): ManySignFunction;
   /**
    * SHA-256 in one call, optional: version ids, batch trees and nonces are hashed with it
    * instead of @noble/hashes. Checked at start to give the same digests.
@@ -222,10 +231,16 @@ export async function checkPlatformCrypto(platform: PlatformCrypto): Promise<voi
   } catch (cause) {
     throw new MincaError('invalid_input', 'NodeConfig.crypto could not sign', { cause });
   }
-  if (
-    !(signature instanceof Uint8Array) ||
-    compareBytes(signature, ed25519.sign(message, secret)) !== 0
-  )
+  const expected = ed25519.sign(message, secret);
+  let many: unknown = [expected, expected];
+  try {
+    const signMany = platform.ed25519ManySigner?.(secret.slice(), publicKey.slice());
+    if (signMany) many = await signMany([message, message]);
+  } catch (cause) {
+    throw new MincaError('invalid_input', 'NodeConfig.crypto could not sign', { cause });
+  }
+  const same = (s: unknown) => s instanceof Uint8Array && compareBytes(s, expected) === 0;
+  if (!same(signature) || !Array.isArray(many) || many.length !== 2 || !many.every(same))
     throw new MincaError(
       'invalid_input',
       'NodeConfig.crypto signs differently from RFC 8032 Ed25519; refusing to sign with it',
@@ -237,6 +252,8 @@ export class SigningKey {
   readonly #secret: Uint8Array;
   /** The platform's signer, when the key signs through one ({@link SigningKey.signingWith}). */
   readonly #platform: SignFunction | undefined;
+  /** The platform's signer of many messages, when it gives one. */
+  readonly #platformMany: ManySignFunction | undefined;
   /** The secret imported into WebCrypto, on first use (resolving to undefined if refused). */
   #webKey: Promise<unknown> | undefined;
   /** The public key, 32 bytes. */
@@ -249,6 +266,7 @@ export class SigningKey {
     this.publicKey = publicKey ?? ed25519.getPublicKey(secret);
     this.did = didFromPublicKey(this.publicKey);
     this.#platform = platform?.ed25519Signer(secret.slice(), this.publicKey.slice());
+    this.#platformMany = platform?.ed25519ManySigner?.(secret.slice(), this.publicKey.slice());
   }
 
   /**
@@ -281,6 +299,15 @@ export class SigningKey {
     const webKey = await this.#webKey;
     if (!webKey) return ed25519.sign(message, this.#secret);
     return new Uint8Array(await subtle!.sign({ name: 'Ed25519' }, webKey, message));
+  }
+
+  /**
+   * Signatures of `messages`, in order: by the platform's many-signer where it gave one (on
+   * several cores), else made together (WebCrypto runs them off this thread, on every core).
+   */
+  async signMany(messages: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    if (this.#platformMany && messages.length > 1) return this.#platformMany(messages);
+    return Promise.all(messages.map((m) => this.sign(m)));
   }
 
   /**

@@ -4,13 +4,41 @@
  * times as fast as WebCrypto one message at a time, which is what puts made one after another
  * wait for; its SHA-256 and ChaCha20-Poly1305 (OpenSSL's) are two to three times @noble's.
  *
+ * Given `node:worker_threads` too, it signs the versions of a `putMany` on `threads` worker
+ * threads, while the calling thread seals the next ones.
+ *
  * ```ts
  * import * as crypto from 'node:crypto';
- * const node = await createNode({ stores, crypto: nodeCrypto(crypto) });
+ * import { availableParallelism } from 'node:os';
+ * import * as workers from 'node:worker_threads';
+ * const node = await createNode({
+ *   stores,
+ *   crypto: nodeCrypto(crypto, { workers, threads: Math.max(1, availableParallelism() - 1) }),
+ * });
  * ```
  */
 import { base64urlnopad } from '@scure/base';
 import type { PlatformAead, PlatformCrypto } from './keys.js';
+import { SignPool, type WorkerThreadsModule } from './sign-pool.js';
+
+export type { WorkerThreadsModule } from './sign-pool.js';
+
+/** How {@link nodeCrypto} signs many messages at once. */
+export interface NodeCryptoOptions {
+  /**
+   * `node:worker_threads`: many signatures at once (a `putMany`) are made on worker threads.
+   * Workers without a job never keep the process alive; where they can't start, everything is
+   * signed in the calling thread. A worker that fails fails the write (`unavailable`), which
+   * then stores nothing.
+   */
+  workers?: WorkerThreadsModule;
+  /**
+   * Worker threads at most (2 by default). For `putMany`, one fewer than the cores
+   * (`os.availableParallelism() - 1`, at least 1): the calling thread seals and stores the
+   * versions meanwhile, and is the busier.
+   */
+  threads?: number;
+}
 
 /** What `createCipheriv` and `createDecipheriv` give for `chacha20-poly1305`. */
 interface AeadStream {
@@ -89,20 +117,37 @@ function aead(crypto: NodeCryptoModule): PlatformAead {
   };
 }
 
-/** Ed25519, SHA-256 and ChaCha20-Poly1305 through `node:crypto`. Pass it as `NodeConfig.crypto`. */
-export function nodeCrypto(crypto: NodeCryptoModule): PlatformCrypto {
+/** An Ed25519 key as JWK: the one private key format without ASN.1 framing. */
+const jwkOf = (secret: Uint8Array, publicKey: Uint8Array) =>
+  ({
+    kty: 'OKP',
+    crv: 'Ed25519',
+    d: base64urlnopad.encode(secret),
+    x: base64urlnopad.encode(publicKey),
+  }) as const;
+
+/**
+ * Ed25519, SHA-256 and ChaCha20-Poly1305 through `node:crypto`, and Ed25519 on worker threads
+ * when given `options.workers`. Pass it as `NodeConfig.crypto`.
+ */
+export function nodeCrypto(
+  crypto: NodeCryptoModule,
+  options: NodeCryptoOptions = {},
+): PlatformCrypto {
   const hash = (crypto as { hash?: OneShotHash }).hash;
+  const signer = (secret: Uint8Array, publicKey: Uint8Array) => {
+    const key = crypto.createPrivateKey({ key: jwkOf(secret, publicKey), format: 'jwk' });
+    // A plain Uint8Array of its own, not a Node Buffer.
+    return (message: Uint8Array) => new Uint8Array(crypto.sign(null, message, key as never));
+  };
+  const threads = options.threads ?? 2;
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new TypeError('nodeCrypto threads must be a positive integer');
+  // One pool for every key: a node signs with one key, and the workers take the key per job.
+  let pool: SignPool | undefined;
+  const { workers } = options;
   return {
-    ed25519Signer(secret, publicKey) {
-      const b64 = (bytes: Uint8Array) => base64urlnopad.encode(bytes);
-      // JWK: the one private key format without ASN.1 framing.
-      const key = crypto.createPrivateKey({
-        key: { kty: 'OKP', crv: 'Ed25519', d: b64(secret), x: b64(publicKey) },
-        format: 'jwk',
-      });
-      // A plain Uint8Array of its own, not a Node Buffer.
-      return (message) => new Uint8Array(crypto.sign(null, message, key as never));
-    },
+    ed25519Signer: signer,
     ed25519Verifier(publicKey) {
       const key = crypto.createPublicKey({
         key: { kty: 'OKP', crv: 'Ed25519', x: base64urlnopad.encode(publicKey) },
@@ -120,6 +165,17 @@ export function nodeCrypto(crypto: NodeCryptoModule): PlatformCrypto {
           }
         });
     },
+    ...(workers
+      ? {
+          ed25519ManySigner(secret: Uint8Array, publicKey: Uint8Array) {
+            const jwk = jwkOf(secret, publicKey);
+            const here = signer(secret, publicKey);
+            pool ??= new SignPool(workers, threads);
+            const on = pool;
+            return (messages: readonly Uint8Array[]) => on.sign(jwk, messages, here);
+          },
+        }
+      : {}),
     sha256:
       typeof hash === 'function'
         ? (bytes) => plain(hash('sha256', bytes, 'buffer'))

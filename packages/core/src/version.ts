@@ -31,6 +31,8 @@ export const MAX_FILES = 16;
 export const MAX_SUPERSEDES = 64;
 /** Versions one batch signature covers at most (spec 05 §3.6). */
 export const MAX_BATCH = 65_536;
+/** Versions sealed before their signatures are asked for, when many are made at once. */
+const SEAL_CHUNK = 512;
 /** Largest encoded version. */
 export const MAX_VERSION_BYTES = MAX_BODY_BYTES + SEAL_OVERHEAD + 8 * 1024;
 const SIGNING_CONTEXT = utf8('minca/version/v2\n');
@@ -132,12 +134,20 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
 /** What a sealed body is bound to: the envelope before it, so it can't move to another version. */
 const bodyAad = (header: Uint8Array) => concat(BODY_CONTEXT, header);
 
-/** The envelope up to its signature, sealed (what is signed), and the body's plaintext. */
-function prepare(
-  draft: VersionDraft,
-  spaceKey: Uint8Array,
-  author: Uint8Array,
-): { unsigned: Uint8Array; plain: Uint8Array | null } {
+/** A version made here before its signature: what it says, and the bytes signed. */
+interface Prepared {
+  /** The envelope up to its signature, sealed: what is signed. */
+  unsigned: Uint8Array;
+  /** The body's plaintext, `null` for a tombstone. */
+  plain: Uint8Array | null;
+  /** Its fields, as decoding its bytes would give them. */
+  fields: Omit<Version, 'id' | 'bytes' | 'sealedBody'>;
+  /** Bytes of the sealed body, which ends `unsigned`; -1 for a tombstone. */
+  bodyBytes: number;
+}
+
+/** Seals a draft and encodes it up to its signature. */
+function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Prepared {
   if (draft.files.length > MAX_FILES) {
     throw new MincaError(
       'too_large',
@@ -153,14 +163,15 @@ function prepare(
   const supersedes = sortedIds(draft.supersedes);
   if (supersedes.length > MAX_SUPERSEDES)
     throw new MincaError('too_large', `a version supersedes at most ${MAX_SUPERSEDES} others`);
+  const files = sortedIds(draft.files);
   const header = encodeHeader({
     space: spaceBytes(draft.space),
     collection: draft.collection,
     record: draft.record,
     supersedes,
     timestamp: draft.timestamp,
-    author,
-    files: sortedIds(draft.files),
+    author: key.publicKey,
+    files,
   });
   let b: Uint8Array | null = null;
   let plain: Uint8Array | null = null;
@@ -175,7 +186,18 @@ function prepare(
     }
     b = sealSalted(spaceKey, plain, bodyAad(header));
   }
-  return { unsigned: encodeUnsigned(header, b), plain };
+  // The fields as decodeVersion reads them back (the space id checked lowercase base32, ids
+  // sorted lowercase hex): the version test checks the two agree.
+  const fields = {
+    space: draft.space,
+    collection: draft.collection,
+    record: draft.record,
+    supersedes: supersedes.map(toHex),
+    timestamp: draft.timestamp,
+    author: key.did,
+    files: files.map(toHex),
+  };
+  return { unsigned: encodeUnsigned(header, b), plain, fields, bodyBytes: b ? b.length : -1 };
 }
 
 /** Seals, signs and encodes a new version. */
@@ -218,41 +240,73 @@ export async function sealVersions(
 ): Promise<SealedVersion[]> {
   const per = Math.min(options.perSignature ?? 1, MAX_BATCH);
   if (!(per >= 1)) throw new RangeError('perSignature must be at least 1');
-  const prepared = drafts.map((d) => prepare(d, spaceKey, key.publicKey));
-  const unsigned = prepared.map((p) => p.unsigned);
-  if (unsigned.length === 1) {
+  if (drafts.length === 1) {
     // One version: its own signature, without the batch's bookkeeping.
-    const g = await key.sign(concat(SIGNING_CONTEXT, unsigned[0]!));
-    return [{ version: signed(unsigned[0]!, g), plain: prepared[0]!.plain }];
+    const prepared = prepare(drafts[0]!, spaceKey, key);
+    const g = await key.sign(concat(SIGNING_CONTEXT, prepared.unsigned));
+    return [{ version: signed(prepared, g), plain: prepared.plain }];
   }
-  const proofs: Array<Uint8Array | BatchProof> = new Array(unsigned.length);
+  const out: SealedVersion[] = new Array(drafts.length);
   const signing: Promise<void>[] = [];
-  for (let at = 0; at < unsigned.length; at += per) {
-    const run = unsigned.slice(at, at + per);
-    if (run.length === 1) {
-      signing.push(
-        key.sign(concat(SIGNING_CONTEXT, run[0]!)).then((g) => {
-          proofs[at] = g;
+  // Sealed a chunk at a time (whole runs), each chunk's signatures made (on other threads, where
+  // the platform has them) while the next chunk is sealed.
+  const chunk = Math.ceil(SEAL_CHUNK / per) * per;
+  for (let start = 0; start < drafts.length; start += chunk) {
+    const prepared = drafts.slice(start, start + chunk).map((d) => prepare(d, spaceKey, key));
+    const messages: Uint8Array[] = [];
+    const finish: Array<(signature: Uint8Array) => void> = [];
+    for (let at = 0; at < prepared.length; at += per) {
+      const run = prepared.slice(at, at + per);
+      const first = start + at;
+      if (run.length === 1) {
+        const one = run[0]!;
+        messages.push(concat(SIGNING_CONTEXT, one.unsigned));
+        finish.push((g) => {
+          out[first] = { version: signed(one, g), plain: one.plain };
+        });
+        continue;
+      }
+      const { root, paths } = merkleTree(run.map((p) => leafOf(p.unsigned)));
+      messages.push(rootMessage(run.length, root));
+      finish.push((signature) =>
+        run.forEach((p, i) => {
+          const proof = { signature, size: run.length, index: i, path: paths[i]! };
+          out[first + i] = { version: signed(p, proof), plain: p.plain };
         }),
       );
-      continue;
     }
-    const { root, paths } = merkleTree(run.map(leafOf));
-    signing.push(
-      key.sign(rootMessage(run.length, root)).then((signature) => {
-        run.forEach((_, i) => {
-          proofs[at + i] = { signature, size: run.length, index: i, path: paths[i]! };
-        });
-      }),
-    );
+    const done = key.signMany(messages).then((signatures) => {
+      if (signatures.length !== messages.length)
+        throw new MincaError('unavailable', 'signatures missing');
+      for (let i = 0; i < finish.length; i++) finish[i]!(signatures[i]!);
+    });
+    // A later chunk failing to seal leaves this one's signing unawaited: it must not go unhandled.
+    done.catch(() => undefined);
+    signing.push(done);
   }
   await Promise.all(signing);
-  return unsigned.map((u, i) => ({ version: signed(u, proofs[i]!), plain: prepared[i]!.plain }));
+  return out;
 }
 
-/** Built and signed here, so the checks made of outside bytes are skipped. */
-const signed = (unsigned: Uint8Array, proof: Uint8Array | BatchProof) =>
-  decodeVersion(encodeSigned(unsigned, proof), { trusted: true });
+/** Built and signed here: its fields are known, so its bytes are not read back. */
+function signed(p: Prepared, proof: Uint8Array | BatchProof): Version {
+  const bytes = encodeSigned(p.unsigned, proof);
+  const end = p.unsigned.length;
+  const f = p.fields;
+  // The same fields in the same order as decodeVersion's: one shape for every version.
+  return {
+    id: toHex(hashId(bytes)),
+    bytes,
+    space: f.space,
+    collection: f.collection,
+    record: f.record,
+    supersedes: f.supersedes,
+    timestamp: f.timestamp,
+    author: f.author,
+    files: f.files,
+    sealedBody: p.bodyBytes < 0 ? null : bytes.subarray(end - p.bodyBytes, end),
+  };
+}
 
 /** A version's leaf in a batch: SHA-256(0x00 ‖ what its own signature would cover). */
 const leafOf = (unsigned: Uint8Array) => leafHash(unsigned, SIGNING_CONTEXT);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isMincaError } from '../src/errors.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import type { SpaceChange } from '../src/space/space-view.js';
-import { connect, converged, nodeFixture, sharedSpace } from './sync-helpers.js';
+import { connect, converged, nodeFixture, sharedSpace, until } from './sync-helpers.js';
 
 const { make } = nodeFixture();
 
@@ -71,5 +71,28 @@ describe('records.putMany', () => {
     expect(
       seen.map((r) => r.body).sort((x, y) => (x as { i: number }).i - (y as { i: number }).i),
     ).toEqual(items.map((item) => item.body));
+  });
+
+  it('refuses the next write of a writer made a reader, though its last write was allowed', async () => {
+    const owner = await make();
+    const member = await make();
+    const space = await sharedSpace(owner, [member]);
+    connect(owner, member);
+    await member.records.put(space, 'app.post', { n: 1 });
+    await member.records.putMany(space, 'app.post', [{ body: { n: 2 } }]);
+    await owner.spaces.setRole(space, member.did, 'reader');
+    await until(
+      async () =>
+        (await member.spaces.members(space)).some(
+          (m) => m.did === member.did && m.role === 'reader',
+        ),
+      5000,
+      'the member to hear it reads only',
+    );
+    for (const write of [
+      () => member.records.put(space, 'app.post', { n: 3 }),
+      () => member.records.putMany(space, 'app.post', [{ body: { n: 4 } }]),
+    ])
+      await expect(write()).rejects.toMatchObject({ code: 'not_authorized' });
   });
 });

@@ -5,7 +5,13 @@ import { hashId } from '../src/ids.js';
 import { verifyDetached } from '../src/intake.js';
 import { SigningKey } from '../src/keys.js';
 import { randomKey } from '../src/seal.js';
-import { createVersion, decodeVersion, MAX_FILES, openBody } from '../src/version.js';
+import {
+  createVersion,
+  createVersions,
+  decodeVersion,
+  MAX_FILES,
+  openBody,
+} from '../src/version.js';
 import { drafts, errorCode } from './version-fixture.js';
 
 /** Decodes a version from outside and checks its signature, as the intake does. */
@@ -26,6 +32,22 @@ describe('versions', () => {
     expect(openBody(back, spaceKey)).toEqual({ text: 'hello' });
     // The body is ciphertext: its text is nowhere in the envelope.
     expect(Buffer.from(v.bytes).includes(Buffer.from('hello'))).toBe(false);
+  });
+
+  it('gives each version made here as its bytes read back give it, alone or in a batch', async () => {
+    const ids = ['ff'.repeat(32), '00'.repeat(32), 'ab'.repeat(32)];
+    const made = [
+      draft(),
+      draft({ supersedes: ids, files: ids.slice(1) }),
+      draft({ body: null, supersedes: ids.slice(0, 1) }),
+      draft({ body: { n: 1, list: [1, 'two'] } }),
+    ];
+    for (const perSignature of [1, 2, 64]) {
+      const versions = await createVersions(made, spaceKey, key, { perSignature });
+      for (const v of versions) expect(v).toEqual(decodeVersion(v.bytes));
+    }
+    const alone = await createVersion(made[1]!, spaceKey, key);
+    expect(alone).toEqual(decodeVersion(alone.bytes));
   });
 
   it('sorts and de-duplicates what it supersedes and names', async () => {

@@ -20,6 +20,22 @@ export interface Block {
   readonly limbs: Uint32Array;
   /** `sums[8c .. 8c+8)` = the sum of the first `min(c * CHUNK, n)` ids; the last is the total. */
   readonly sums: Uint32Array;
+  /** Arrays with room behind the block's items, when it has some (see {@link appendTo}). */
+  readonly room?: Room;
+}
+
+/**
+ * Arrays a block's items are the start of, with room for more: a block made by appending to
+ * one whose items end where `used` does writes behind them and views the longer run, so a
+ * write adding items after the last ones copies no block. The items a block views never
+ * change; `used` says where the next may write (a plan never applied leaves it moved on, and
+ * the next append to that block copies instead).
+ */
+interface Room {
+  readonly ids: Uint8Array;
+  readonly hi: Uint32Array;
+  readonly lo: Uint32Array;
+  used: number;
 }
 
 /** A block over items `[from, to)` of the arrays: views of them, not copies. */
@@ -113,6 +129,46 @@ function positionIn(block: Block, from: number, items: PackedItems, t: number): 
 }
 
 /**
+ * `block` with items `[from, to)` of `add` after it (each after its last item, `m` in all,
+ * at most `size`): written into the block's room when its items end where the room's used
+ * part does, else into new room for `size` items.
+ */
+function appendTo(block: Block, add: PackedItems, from: number, to: number, size: number): Block {
+  const n = block.n;
+  const m = n + to - from;
+  let room = block.room;
+  if (!room || room.used !== n || room.hi.length < m) {
+    const cap = Math.max(size, m);
+    room = {
+      ids: new Uint8Array(cap * 32),
+      hi: new Uint32Array(cap),
+      lo: new Uint32Array(cap),
+      used: n,
+    };
+    room.ids.set(block.ids.subarray(0, n * 32));
+    room.hi.set(block.hi.subarray(0, n));
+    room.lo.set(block.lo.subarray(0, n));
+  }
+  room.ids.set(add.ids.subarray(from * 32, to * 32), n * 32);
+  room.hi.set(add.hi.subarray(from, to), n);
+  room.lo.set(add.lo.subarray(from, to), n);
+  room.used = m;
+  const ids = room.ids.subarray(0, m * 32);
+  const limbs = limbsOf(ids, m);
+  // The running sums of the whole chunks before the new items stay as they were.
+  const keep = n - (n % CHUNK);
+  return {
+    n: m,
+    ids,
+    hi: room.hi.subarray(0, m),
+    lo: room.lo.subarray(0, m),
+    limbs,
+    sums: prefixSums(limbs, m, CHUNK, block.sums, keep),
+    room,
+  };
+}
+
+/**
  * Merges items `[from, to)` of `add` into `block` and appends the result, cut to `size`, to
  * `out`. Items the block holds already are skipped; when all are, it appends nothing and
  * returns false.
@@ -126,6 +182,23 @@ function mergeBlock(
   out: Block[],
 ): boolean {
   const cap = block.n + to - from;
+  const last = block.n - 1;
+  const after =
+    compareItems(
+      block.hi[last]!,
+      block.lo[last]!,
+      block.ids,
+      last * 32,
+      add.hi[from]!,
+      add.lo[from]!,
+      add.ids,
+      from * 32,
+    ) < 0;
+  // Items all after the block's last (a node's own writes, dated after all it holds): appended.
+  if (after && cap <= size) {
+    out.push(appendTo(block, add, from, to, size));
+    return true;
+  }
   const ids = new Uint8Array(cap * 32);
   const hi = new Uint32Array(cap);
   const lo = new Uint32Array(cap);

@@ -45,21 +45,30 @@ export function subtractLimbs(acc: Uint32Array, a: number, src: Uint32Array, s: 
  * `floor(n / step) + 1`, plus one for the total when `step` does not divide `n`) is the sum of
  * the first `min(c * step, n)` ids.
  */
-export function prefixSums(limbs: Uint32Array, n: number, step: number): Uint32Array {
+export function prefixSums(
+  limbs: Uint32Array,
+  n: number,
+  step: number,
+  /** Sums already made over the same first ids, of at least `from` (a multiple of `step`) of them. */
+  prior?: Uint32Array,
+  from = 0,
+): Uint32Array {
   const entries = Math.ceil(n / step) + 1;
   const sums = new Uint32Array(8 * entries);
+  const e0 = 8 * (from / step);
+  if (prior && from > 0) sums.set(prior.subarray(0, e0 + 8));
   // The running sum lives in eight locals (a carry chain, unrolled): several times faster
   // than reading the previous entry back from the array.
-  let a0 = 0;
-  let a1 = 0;
-  let a2 = 0;
-  let a3 = 0;
-  let a4 = 0;
-  let a5 = 0;
-  let a6 = 0;
-  let a7 = 0;
-  let next = step;
-  for (let i = 0; i < n; i++) {
+  let a0 = sums[e0]!;
+  let a1 = sums[e0 + 1]!;
+  let a2 = sums[e0 + 2]!;
+  let a3 = sums[e0 + 3]!;
+  let a4 = sums[e0 + 4]!;
+  let a5 = sums[e0 + 5]!;
+  let a6 = sums[e0 + 6]!;
+  let a7 = sums[e0 + 7]!;
+  let next = from + step;
+  for (let i = from; i < n; i++) {
     const s = i * 8;
     let v = a0 + limbs[s]!;
     a0 = v >>> 0;

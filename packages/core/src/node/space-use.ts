@@ -45,12 +45,19 @@ export function openSpacesLimits(options: OpenSpacesOptions = {}): Required<Open
 export class SpaceUse {
   readonly #last = new Map<string, number>();
   readonly #uses = new Map<string, number>();
+  /** The id last in `#last`: used again, it stays last, so only its time changes. */
+  #latest: string | undefined;
 
   constructor(private readonly now: () => number) {}
 
   /** `id` was used just now. */
   touch(id: string): void {
-    this.#last.delete(id);
+    // A call touches its space three times (opening, starting, ending): a Map deleted from and
+    // added to each time fills with holes it then compacts.
+    if (id !== this.#latest) {
+      this.#last.delete(id);
+      this.#latest = id;
+    }
     this.#last.set(id, this.now());
   }
 
@@ -88,5 +95,6 @@ export class SpaceUse {
   /** `id` closed: its time goes (its uses stay, if any are under way, for its next opening). */
   closed(id: string): void {
     this.#last.delete(id);
+    if (this.#latest === id) this.#latest = undefined;
   }
 }

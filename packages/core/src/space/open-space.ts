@@ -25,7 +25,7 @@ import {
   type MincaRecord,
   recordOf,
 } from './record-reads.js';
-import { assertRecordId, sealWrites } from './record-writer.js';
+import { assertRecordId, type RecordWrite, sealWrites } from './record-writer.js';
 import { KEY_COLLECTION, type KeyRing, keptUnread, readKeyRing } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
@@ -42,6 +42,8 @@ export class OpenSpace implements SpaceView, MemberView {
   #published: string | undefined;
   /** The key changes, read from `sys.key`; read again when one comes. */
   #ring: Promise<KeyRing> | undefined;
+  /** The membership and chain this node's last write was allowed under (see #mayWriteHere). */
+  #allowed: { membership: Promise<Membership>; chain: readonly Uint8Array[] } | undefined;
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
   readonly #sharingListeners = new Set<() => void>();
@@ -205,22 +207,35 @@ export class OpenSpace implements SpaceView, MemberView {
     options: SignOptions = {},
   ): Promise<MincaRecord[]> {
     assertCollectionName(collection);
-    const ids = items.map((item) => item.id ?? randomId());
-    for (const id of ids) assertRecordId(id);
+    const writes: RecordWrite[] = items.map(({ body, id }) => {
+      if (id === undefined || id === null) return { id: randomId(), body, fresh: true };
+      assertRecordId(id);
+      return { id, body };
+    });
     const sealed = await this.serialized(async () => {
       await this.#mayWriteHere();
-      const made = await this.#sealMany(
-        collection,
-        ids.map((id, i) => ({ id, body: items[i]!.body })),
-        options,
-      );
+      const made = await this.#sealMany(collection, writes, options);
       await this.takeIn(made.map((s) => s.version));
       return made;
     });
     // What was written, as it stands now: decoded from the plaintext, unless another version
-    // won meanwhile (one taken in from a peer), when the record is read.
+    // won meanwhile (one taken in from a peer), when the record is read. A record under a fresh
+    // id is the one version just written: nobody else knows its id yet.
     const out: MincaRecord[] = [];
-    for (const { version, plain } of sealed) {
+    for (const [i, { version, plain }] of sealed.entries()) {
+      if (writes[i]!.fresh && plain !== null) {
+        out.push({
+          id: version.record,
+          collection,
+          body: decodeBody(plain),
+          version: version.id,
+          timestamp: version.timestamp,
+          author: version.author,
+          files: [...version.files],
+          conflicts: [],
+        });
+        continue;
+      }
       const record = await this.store.record(collection, version.record);
       const winner = record?.winner();
       if (record && winner?.id === version.id && plain !== null)
@@ -269,15 +284,20 @@ export class OpenSpace implements SpaceView, MemberView {
 
   /** Publishes this node's writer record if due, and refuses a write that would not stand. */
   async #mayWriteHere(): Promise<void> {
-    // The writer's record first, so what it writes counts for its account everywhere.
-    if ((await this.roleOf(this.identity.account)) !== undefined) await this.#publishWriter();
-    // What a node may not write would not stand anywhere, so it is refused here, not stored.
-    if (!(await this.mayWrite(this.signer.did))) {
-      throw new MincaError(
-        'not_authorized',
-        `${this.identity.account} may not write in space ${this.id}`,
-      );
+    const { account, chain } = this.identity;
+    // Allowed under this very membership and chain before: the answer is the same, since every
+    // change to sys.* (the writer record too) reads the membership again.
+    if (this.#membership !== undefined && this.#allowed?.membership === this.#membership) {
+      if (this.#allowed.chain === chain) return;
     }
+    // The writer's record first, so what it writes counts for its account everywhere.
+    if ((await this.roleOf(account)) !== undefined) await this.#publishWriter();
+    // What a node may not write would not stand anywhere, so it is refused here, not stored.
+    const membership = this.membership();
+    if (!(await membership).mayWrite(this.signer.did, Number.POSITIVE_INFINITY)) {
+      throw new MincaError('not_authorized', `${account} may not write in space ${this.id}`);
+    }
+    this.#allowed = { membership, chain };
   }
 
   /**
@@ -329,7 +349,7 @@ export class OpenSpace implements SpaceView, MemberView {
 
   #sealMany(
     collection: string,
-    writes: ReadonlyArray<{ id: string; body: BodyValue | null }>,
+    writes: ReadonlyArray<RecordWrite>,
     options: SignOptions,
     key: Uint8Array = this.#entry.key,
   ): Promise<SealedVersion[]> {

@@ -35,6 +35,13 @@ export interface WriteContext {
   signer: SigningKey;
 }
 
+/** A write of record `id`; `fresh` when its id was drawn at random just now, for a new record. */
+export interface RecordWrite {
+  id: string;
+  body: BodyValue | null;
+  fresh?: boolean;
+}
+
 /**
  * New versions of records (`body` `null`: a tombstone), sealed under `key` and signed, not
  * stored. An id that comes again supersedes the version made for it just before, so those are
@@ -43,21 +50,24 @@ export interface WriteContext {
 export async function sealWrites(
   context: WriteContext,
   collection: string,
-  writes: ReadonlyArray<{ id: string; body: BodyValue | null }>,
+  writes: ReadonlyArray<RecordWrite>,
   options: SignOptions,
   key: Uint8Array,
 ): Promise<SealedVersion[]> {
-  // Each record's heads, read once (a store reads a record's index entries as needed).
+  // Each record's heads, read once (a store reads a record's index entries as needed). A fresh
+  // id (128 random bits drawn just now) has none: nobody could have written under it yet.
   const heads = new Map<string, string[]>();
-  await Promise.all(
-    [...new Set(writes.map((w) => w.id))].map(async (id) => {
-      const record = await context.store.record(collection, id);
-      heads.set(
-        id,
-        (record?.heads ?? []).map((m) => m.id),
-      );
-    }),
-  );
+  const known = writes.filter((w) => !w.fresh).map((w) => w.id);
+  if (known.length > 0)
+    await Promise.all(
+      [...new Set(known)].map(async (id) => {
+        const record = await context.store.record(collection, id);
+        heads.set(
+          id,
+          (record?.heads ?? []).map((m) => m.id),
+        );
+      }),
+    );
   const out: SealedVersion[] = new Array(writes.length);
   const made = new Map<string, string>();
   let pending = writes.map((write, at) => ({ ...write, at }));
