@@ -33,6 +33,15 @@ const malformed = (bytes: number[] | Uint8Array) => {
   return false;
 };
 
+/** `value` with every -0 in it as 0: CBOR's shortest form writes -0 as the integer 0. */
+function positiveZeros(value: BodyValue): BodyValue {
+  if (Object.is(value, -0)) return 0;
+  if (Array.isArray(value)) return value.map(positiveZeros);
+  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, positiveZeros(v)]));
+  return value;
+}
+
 describe('deterministic CBOR', () => {
   test.prop([bodyValue])(
     'round-trips every body value, and re-encodes to the same bytes',
@@ -40,7 +49,7 @@ describe('deterministic CBOR', () => {
       assertBody(value);
       const bytes = encodeCbor(value);
       const back = decodeStrict(bytes);
-      expect(back).toEqual(Object.is(value, -0) ? 0 : value);
+      expect(back).toEqual(positiveZeros(value));
       expect(encodeCbor(back)).toEqual(bytes);
     },
   );
