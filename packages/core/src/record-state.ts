@@ -74,6 +74,8 @@ export class RecordState {
 
   /** The heads that did not win, newest first. */
   conflicts(): VersionMeta[] {
+    // Most records have one head: it wins, and nothing is in conflict.
+    if (this.#heads.length <= 1) return [];
     const winner = this.winner();
     return this.#heads
       .filter((meta) => meta !== winner)

@@ -3,7 +3,7 @@
  * else read from the adapter, checked against their ids and cached.
  */
 import type { BodyCache, StorageAdapter } from './adapter.js';
-import { toHex } from './bytes.js';
+import { isHexOf } from './bytes.js';
 import { MincaError } from './errors.js';
 import { hashId } from './ids.js';
 import { readVersions } from './store-io.js';
@@ -60,7 +60,7 @@ export class VersionBodies {
     read.forEach((bytes, j) => {
       if (!bytes) return;
       const id = ids[missing[j]!]!;
-      if (toHex(hashId(bytes)) !== id)
+      if (!isHexOf(hashId(bytes), id))
         throw new MincaError('corrupt', `version ${id} does not hash to its id`);
       this.#cache.set(id, bytes);
       out[missing[j]!] = bytes;

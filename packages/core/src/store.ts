@@ -238,13 +238,13 @@ export class Store {
     const state = new CollectionState();
     if (!this.#sets.has(collection)) return state;
     const generation = this.#generation;
-    for (const [key, value] of await readEntries(
-      this.#adapter,
-      collectionIndexPrefix(collection),
-    )) {
+    const prefix = collectionIndexPrefix(collection);
+    for (const [key, value] of await readEntries(this.#adapter, prefix)) {
       const meta = this.#decode(key, value);
-      const record = key.split('/')[2];
-      if (meta && meta.record === record) state.add(meta);
+      // The key's third part (a collection name holds no '/'), without splitting every key.
+      const end = key.indexOf('/', prefix.length);
+      if (meta && meta.record === key.slice(prefix.length, end < 0 ? undefined : end))
+        state.add(meta);
     }
     if (generation === this.#generation) this.#records.keepCollection(collection, state);
     return state;
