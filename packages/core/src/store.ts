@@ -295,11 +295,20 @@ export class Store {
 
   /**
    * The encoded bytes of `ids`, in order, `undefined` where missing, without decoding them: for
-   * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their id.
+   * copying versions elsewhere (mirrors) and listing. Bytes read from the adapter are checked
+   * against their id, and cached unless `keep` is false.
    */
-  getVersionBytes(ids: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+  getVersionBytes(
+    ids: readonly string[],
+    options: { keep?: boolean } = {},
+  ): Promise<Array<Uint8Array | undefined>> {
     this.#check();
-    return this.#bodies.bytes(ids);
+    return this.#bodies.bytes(ids, options.keep ?? true);
+  }
+
+  /** Bodies the body cache holds at most, when it says. */
+  get bodyCacheCapacity(): number | undefined {
+    return this.#bodies.capacity;
   }
 
   async getVersion(id: string): Promise<Version | undefined> {

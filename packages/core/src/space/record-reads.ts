@@ -110,12 +110,18 @@ async function readRecords(
   limit = Number.POSITIVE_INFINITY,
 ): Promise<MincaRecord[]> {
   const membership = await space.membership();
+  // A listing of more than the body cache holds would only push its own bodies (and every
+  // other) out before the next listing reached them: it reads past the cache.
+  const keep = !(Math.min(ids.length, limit) > (space.store.bodyCacheCapacity ?? Infinity));
   const out: MincaRecord[] = [];
   // A page: the records to read and their winners, side by side.
   let pageIds: string[] = [];
   let winners: VersionMeta[] = [];
   const flush = async () => {
-    const bytes = await space.store.getVersionBytes(winners.map((winner) => winner.id));
+    const bytes = await space.store.getVersionBytes(
+      winners.map((winner) => winner.id),
+      { keep },
+    );
     for (let i = 0; i < bytes.length && out.length < limit; i++) {
       const stored = bytes[i];
       if (!stored) continue;
