@@ -57,6 +57,11 @@ export interface StorageAdapter {
 
 /** A cache of version bodies that several stores may share. Bodies never change. */
 export interface BodyCache {
+  /**
+   * Bodies it holds at most, when it says: a listing of more records than that reads its
+   * bodies past the cache, since caching them would only push each other out.
+   */
+  readonly capacity?: number;
   get(id: VersionKey): Uint8Array | undefined;
   set(id: VersionKey, body: Uint8Array): void;
   delete(id: VersionKey): void;

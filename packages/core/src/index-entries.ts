@@ -102,8 +102,11 @@ function idList(value: unknown): readonly string[] {
  */
 export function decodeMeta(id: string, bytes: Uint8Array, authors: Authors): VersionMeta {
   // Read in one pass when in the one form encodeMeta writes; strictly otherwise.
-  const m = (readMetaFast(bytes) ??
-    decodeStrict(bytes, { maxBytes: MAX_META_BYTES, maxDepth: 2 })) as Record<string, unknown>;
+  const fast = readMetaFast(bytes);
+  const m = (fast ?? decodeStrict(bytes, { maxBytes: MAX_META_BYTES, maxDepth: 2 })) as Record<
+    string,
+    unknown
+  >;
   if (
     typeof m?.r !== 'string' ||
     !Number.isSafeInteger(m.t) ||
@@ -115,7 +118,8 @@ export function decodeMeta(id: string, bytes: Uint8Array, authors: Authors): Ver
   }
   return {
     id,
-    record: flatString(m.r),
+    // The one-pass read makes its text in one piece already: flat, and its own.
+    record: fast ? fast.r : flatString(m.r),
     supersedes: idList(m.p),
     timestamp: m.t as number,
     author: sharedAuthor(authors, m.a),

@@ -15,6 +15,9 @@ export interface VersionMeta {
   deleted: boolean;
 }
 
+/** What a record holds before its first version; frozen, so nothing can add to it. */
+const NONE: VersionMeta[] = Object.freeze([]) as never;
+
 /** Past this many versions a record keeps a set of the ids they supersede, not a scan. */
 const SCAN_LIMIT = 8;
 
@@ -23,8 +26,10 @@ const SCAN_LIMIT = 8;
  * record state per record it holds (spec 05 §7.3), so these are arrays, not maps and sets.
  */
 export class RecordState {
-  #versions: VersionMeta[] = [];
-  #heads: VersionMeta[] = [];
+  // Both start as the one shared empty array: `add` replaces it by its first version's own,
+  // never pushing onto it, so a record costs no two arrays thrown away at once.
+  #versions: VersionMeta[] = NONE;
+  #heads: VersionMeta[] = NONE;
   /** Every id some held version supersedes: only once the record has many versions. */
   #superseded: Set<string> | undefined;
 
@@ -74,6 +79,8 @@ export class RecordState {
 
   /** The heads that did not win, newest first. */
   conflicts(): VersionMeta[] {
+    // Most records have one head: it wins, and nothing is in conflict.
+    if (this.#heads.length <= 1) return [];
     const winner = this.winner();
     return this.#heads
       .filter((meta) => meta !== winner)

@@ -51,12 +51,21 @@ export const SALT_BYTES = 8;
 /** Bytes a salted seal takes beyond its plaintext: salt and tag. */
 export const SALTED_OVERHEAD = SALT_BYTES + 16;
 
+/**
+ * Where a salted seal's nonce input is put together, reused: hashing is synchronous and keeps
+ * nothing of its input, and a fresh buffer per body (an array buffer of its own past 64 bytes)
+ * cost more than the copy. It holds salts and associated data, which are no secret.
+ */
+let nonceInput = new Uint8Array(512);
+
 /** The nonce of a salted seal: SHA-256(salt ‖ aad), its first 24 bytes. */
 function saltedNonce(saltBytes: Uint8Array, aad: Uint8Array): Uint8Array {
-  const input = new Uint8Array(SALT_BYTES + aad.length);
-  input.set(saltBytes);
-  input.set(aad, SALT_BYTES);
-  return sha256(input).subarray(0, NONCE_BYTES);
+  const length = SALT_BYTES + aad.length;
+  if (nonceInput.length < length)
+    nonceInput = new Uint8Array(Math.max(length, 2 * nonceInput.length));
+  nonceInput.set(saltBytes);
+  nonceInput.set(aad, SALT_BYTES);
+  return sha256(nonceInput.subarray(0, length)).subarray(0, NONCE_BYTES);
 }
 
 /**

@@ -3,7 +3,7 @@
  * else read from the adapter, checked against their ids and cached.
  */
 import type { BodyCache, StorageAdapter } from './adapter.js';
-import { toHex } from './bytes.js';
+import { isHexOf } from './bytes.js';
 import { MincaError } from './errors.js';
 import { hashId } from './ids.js';
 import { readVersions } from './store-io.js';
@@ -45,11 +45,17 @@ export class VersionBodies {
     return out;
   }
 
+  /** Bodies the cache holds at most, when it says. */
+  get capacity(): number | undefined {
+    return this.#cache.capacity;
+  }
+
   /**
    * The encoded bytes of `ids`, in order, `undefined` where missing, without decoding them: for
-   * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their id.
+   * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their
+   * id, and cached unless `keep` is false.
    */
-  async bytes(ids: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+  async bytes(ids: readonly string[], keep = true): Promise<Array<Uint8Array | undefined>> {
     const out: Array<Uint8Array | undefined> = ids.map((id) => this.#cache.get(id));
     const missing = ids.flatMap((_, i) => (out[i] ? [] : [i]));
     if (missing.length === 0) return out;
@@ -60,9 +66,9 @@ export class VersionBodies {
     read.forEach((bytes, j) => {
       if (!bytes) return;
       const id = ids[missing[j]!]!;
-      if (toHex(hashId(bytes)) !== id)
+      if (!isHexOf(hashId(bytes), id))
         throw new MincaError('corrupt', `version ${id} does not hash to its id`);
-      this.#cache.set(id, bytes);
+      if (keep) this.#cache.set(id, bytes);
       out[missing[j]!] = bytes;
     });
     return out;

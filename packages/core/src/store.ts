@@ -238,13 +238,13 @@ export class Store {
     const state = new CollectionState();
     if (!this.#sets.has(collection)) return state;
     const generation = this.#generation;
-    for (const [key, value] of await readEntries(
-      this.#adapter,
-      collectionIndexPrefix(collection),
-    )) {
+    const prefix = collectionIndexPrefix(collection);
+    for (const [key, value] of await readEntries(this.#adapter, prefix)) {
       const meta = this.#decode(key, value);
-      const record = key.split('/')[2];
-      if (meta && meta.record === record) state.add(meta);
+      // The key's third part (a collection name holds no '/'), without splitting every key.
+      const end = key.indexOf('/', prefix.length);
+      if (meta && meta.record === key.slice(prefix.length, end < 0 ? undefined : end))
+        state.add(meta);
     }
     if (generation === this.#generation) this.#records.keepCollection(collection, state);
     return state;
@@ -295,11 +295,20 @@ export class Store {
 
   /**
    * The encoded bytes of `ids`, in order, `undefined` where missing, without decoding them: for
-   * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their id.
+   * copying versions elsewhere (mirrors) and listing. Bytes read from the adapter are checked
+   * against their id, and cached unless `keep` is false.
    */
-  getVersionBytes(ids: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+  getVersionBytes(
+    ids: readonly string[],
+    options: { keep?: boolean } = {},
+  ): Promise<Array<Uint8Array | undefined>> {
     this.#check();
-    return this.#bodies.bytes(ids);
+    return this.#bodies.bytes(ids, options.keep ?? true);
+  }
+
+  /** Bodies the body cache holds at most, when it says. */
+  get bodyCacheCapacity(): number | undefined {
+    return this.#bodies.capacity;
   }
 
   async getVersion(id: string): Promise<Version | undefined> {

@@ -131,8 +131,25 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
   return out;
 };
 
-/** What a sealed body is bound to: the envelope before it, so it can't move to another version. */
-const bodyAad = (header: Uint8Array) => concat(BODY_CONTEXT, header);
+/**
+ * Where a body's associated data is put together, reused: sealing and opening are synchronous
+ * and keep none of it, and a buffer per body (an array buffer of its own) cost more than the
+ * copy. It holds what the envelope says in the clear.
+ */
+let aadScratch = new Uint8Array(512);
+
+/**
+ * What a sealed body is bound to: the envelope before it, so it can't move to another version.
+ * A view of the scratch, good until the next call.
+ */
+function bodyAad(header: Uint8Array): Uint8Array {
+  const length = BODY_CONTEXT.length + header.length;
+  if (aadScratch.length < length)
+    aadScratch = new Uint8Array(Math.max(length, 2 * aadScratch.length));
+  aadScratch.set(BODY_CONTEXT);
+  aadScratch.set(header, BODY_CONTEXT.length);
+  return aadScratch.subarray(0, length);
+}
 
 /** A version made here before its signature: what it says, and the bytes signed. */
 interface Prepared {

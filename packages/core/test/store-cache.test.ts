@@ -2,7 +2,7 @@
 // one used longest ago go first. The cache alone at its real size, then a Store reading
 // through it (its adapter counting what it is asked).
 import { describe, expect, it } from 'vitest';
-import type { StorageAdapter } from '../src/adapter.js';
+import type { BodyCache, StorageAdapter } from '../src/adapter.js';
 import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
 import { LruBodyCache } from '../src/lru.js';
@@ -10,6 +10,9 @@ import { randomKey } from '../src/seal.js';
 import { DEFAULT_BODY_CACHE, Store } from '../src/store.js';
 import { createVersion } from '../src/version.js';
 import { fakeStores } from './fake-adapter.js';
+import { nodeFixture } from './sync-helpers.js';
+
+const { make } = nodeFixture();
 
 const key = SigningKey.generate();
 const spaceKey = randomKey();
@@ -90,5 +93,30 @@ describe('the body cache', () => {
     await own.getVersions(made.map((v) => v.id));
     await own.getVersions(made.map((v) => v.id));
     expect(plain.asked).toHaveLength(made.length);
+  });
+
+  it('a listing of more records than the cache holds reads past it; a smaller one through it', async () => {
+    const bodies = new Map<string, Uint8Array>();
+    const cache: BodyCache = {
+      capacity: 16,
+      get: (id) => bodies.get(id),
+      set: (id, body) => void bodies.set(id, body),
+      delete: (id) => void bodies.delete(id),
+    };
+    const node = await make({ stores: { ...fakeStores(), bodyCache: cache } });
+    const space = (await node.spaces.create()).id;
+    const items = Array.from({ length: 40 }, (_, i) => ({ body: { i } }));
+    const written = await node.records.putMany(space, 'app.post', items);
+    const posts = new Set(written.map((r) => r.version));
+    const cached = () => [...bodies.keys()].filter((id) => posts.has(id)).length;
+    bodies.clear();
+    const all = await node.records.list(space, 'app.post');
+    expect(all).toEqual([...written].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    expect(cached()).toBe(0);
+    expect(await node.records.list(space, 'app.post', { limit: 10 })).toEqual(all.slice(0, 10));
+    expect(cached()).toBe(10);
+    // And the 16 the cache could hold are read through it again.
+    expect(await node.records.list(space, 'app.post', { limit: 16 })).toEqual(all.slice(0, 16));
+    expect(cached()).toBe(16);
   });
 });

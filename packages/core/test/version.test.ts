@@ -95,4 +95,19 @@ describe('versions', () => {
     const files = Array.from({ length: MAX_FILES + 1 }, (_, i) => i.toString(16).padStart(64, '0'));
     expect(await code(() => createVersion(draft({ files }), spaceKey, key))).toBe('too_large');
   });
+
+  it('opens bodies the same after one whose header outgrew the buffers it is bound in', async () => {
+    // 64 superseded ids: a header of over 2 KiB, then small ones again.
+    const supersedes = Array.from({ length: 64 }, (_, i) => i.toString(16).padStart(64, '0'));
+    const big = await createVersion(draft({ supersedes, body: { text: 'big' } }), spaceKey, key);
+    const small = await createVersion(draft({ body: { text: 'small' } }), spaceKey, key);
+    for (const v of [small, big, small, big]) {
+      expect(openBody(v, spaceKey)).toEqual({ text: v === big ? 'big' : 'small' });
+      expect(await code(() => openBody(v, randomKey()))).toBe('invalid_version');
+    }
+    // Each still opens only where it was sealed.
+    expect(await code(() => openBody({ ...small, sealedBody: big.sealedBody }, spaceKey))).toBe(
+      'invalid_version',
+    );
+  });
 });

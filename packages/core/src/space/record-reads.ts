@@ -51,7 +51,9 @@ export async function getRecord(
 ): Promise<MincaRecord | undefined> {
   assertCollectionName(collection);
   const record = await space.store.record(collection, id);
-  return record ? (await readRecords(space, collection, [[id, record]]))[0] : undefined;
+  return record
+    ? (await readRecords(space, collection, [id], new Map([[id, record]])))[0]
+    : undefined;
 }
 
 /** The records of `collection` that stand, in `options.order`, at most `options.limit`. */
@@ -63,15 +65,17 @@ export async function listRecords(
   assertCollectionName(collection);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
-  const records = [...(await space.store.records(collection)).records];
+  const { records } = await space.store.records(collection);
+  // The ids alone are sorted: the default order is by UTF-16 code units, as `<` compares.
+  const ids = [...records.keys()];
   const order = options.order ?? 'id';
-  if (order === 'id') records.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (order === 'id') ids.sort();
   else {
     const sign = order === 'newest' ? -1 : 1;
-    const ts = (r: RecordState) => r.winner()?.timestamp ?? 0;
-    records.sort(([a, ra], [b, rb]) => sign * (ts(ra) - ts(rb)) || (a < b ? -1 : 1));
+    const ts = (id: string) => records.get(id)!.winner()?.timestamp ?? 0;
+    ids.sort((a, b) => sign * (ts(a) - ts(b)) || (a < b ? -1 : 1));
   }
-  return readRecords(space, collection, records, limit);
+  return readRecords(space, collection, ids, records, limit);
 }
 
 /** The record with `winner`'s `body`. */
@@ -95,42 +99,54 @@ export function recordOf(
 }
 
 /**
- * The records of `entries` (record id, state) that stand, in order, at most `limit` of them.
- * One record reads as many.
+ * The records `ids` of `records` that stand, in order, at most `limit` of them. One record
+ * reads as many.
  */
 async function readRecords(
   space: RecordSource,
   collection: string,
-  entries: ReadonlyArray<readonly [string, RecordState]>,
+  ids: readonly string[],
+  records: ReadonlyMap<string, RecordState>,
   limit = Number.POSITIVE_INFINITY,
 ): Promise<MincaRecord[]> {
   const membership = await space.membership();
+  // A listing of more than the body cache holds would only push its own bodies (and every
+  // other) out before the next listing reached them: it reads past the cache.
+  const keep = !(Math.min(ids.length, limit) > (space.store.bodyCacheCapacity ?? Infinity));
   const out: MincaRecord[] = [];
-  let page: Array<[string, RecordState, VersionMeta]> = [];
+  // A page: the records to read and their winners, side by side.
+  let pageIds: string[] = [];
+  let winners: VersionMeta[] = [];
   const flush = async () => {
-    const bytes = await space.store.getVersionBytes(page.map(([, , winner]) => winner.id));
-    page.forEach(([id, record, winner], i) => {
+    const bytes = await space.store.getVersionBytes(
+      winners.map((winner) => winner.id),
+      { keep },
+    );
+    for (let i = 0; i < bytes.length && out.length < limit; i++) {
       const stored = bytes[i];
-      if (!stored || out.length >= limit) return;
+      if (!stored) continue;
       let body: BodyValue | null;
       try {
         body = openStored(stored, space.keys);
       } catch {
-        return; // A body that doesn't open or decode: the record does not stand.
+        continue; // A body that doesn't open or decode: the record does not stand.
       }
-      if (body !== null) out.push(recordOf(collection, id, record, winner, body));
-    });
-    page = [];
+      const id = pageIds[i]!;
+      if (body !== null) out.push(recordOf(collection, id, records.get(id)!, winners[i]!, body));
+    }
+    pageIds = [];
+    winners = [];
   };
-  for (const [id, record] of entries) {
+  for (const id of ids) {
     if (out.length >= limit) break;
-    const winner = record.winner();
+    const winner = records.get(id)!.winner();
     if (!winner || winner.deleted || !membership.mayWrite(winner.author, winner.timestamp))
       continue;
-    page.push([id, record, winner]);
+    pageIds.push(id);
+    winners.push(winner);
     // Past what is left to find, a page is read before looking further.
-    if (page.length >= Math.min(PAGE, limit - out.length)) await flush();
+    if (winners.length >= Math.min(PAGE, limit - out.length)) await flush();
   }
-  if (page.length > 0) await flush();
+  if (winners.length > 0) await flush();
   return out;
 }
