@@ -3,6 +3,7 @@
  * each id is a little-endian 256-bit integer, added modulo 2^256. Kept as eight 32-bit limbs
  * so adding and removing an id allocates nothing.
  */
+import { toHex } from './bytes.js';
 import { sha256 } from './primitives.js';
 
 export class IdSum {
@@ -77,4 +78,16 @@ export function fingerprintOfSum(sumLE: Uint8Array, count: number): Uint8Array {
   } while (rest > 0);
   for (let i = 0; i < n; i++) input[32 + i] = groups[n - 1 - i]! | (i < n - 1 ? 0x80 : 0);
   return sha256(input.subarray(0, 32 + n)).subarray(0, 16);
+}
+
+/** The store's fingerprint (hex) of several sets' counts and sums together. */
+export function fingerprintOf(parts: Iterable<{ count: number; sum: Uint8Array }>): string {
+  const all = new IdSum();
+  let count = 0;
+  for (const part of parts) {
+    all.add(part.sum); // adding a sum of ids adds them all, mod 2^256
+    count += part.count;
+  }
+  all.count = count;
+  return toHex(all.fingerprint());
 }

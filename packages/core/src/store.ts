@@ -9,10 +9,9 @@
  * or record read while a write was landing is not kept, since it may predate that write.
  */
 import type { BodyCache, EntryWrite, StorageAdapter } from './adapter.js';
-import { toHex } from './bytes.js';
 import { CollectionSet } from './collection-set.js';
 import { MincaError } from './errors.js';
-import { IdSum } from './id-sum.js';
+import { fingerprintOf } from './id-sum.js';
 import { RECORD_ID } from './ids.js';
 import {
   collectionIndexPrefix,
@@ -65,17 +64,6 @@ export interface StoreSummary {
 }
 
 const EMPTY_SET = new CollectionSet('');
-
-function fingerprintOf(parts: Iterable<{ count: number; sum: Uint8Array }>): string {
-  const all = new IdSum();
-  let count = 0;
-  for (const part of parts) {
-    all.add(part.sum); // adding a sum of ids adds them all, mod 2^256
-    count += part.count;
-  }
-  all.count = count;
-  return toHex(all.fingerprint());
-}
 
 export class Store {
   readonly #adapter: StorageAdapter;

@@ -6,15 +6,13 @@ import { base32nopad } from '@scure/base';
 import { leafHash, merkleTree, rootOf } from './batch-tree.js';
 import { assertBody, type BodyValue, MAX_BODY_BYTES } from './body.js';
 import { compareBytes, fromHex, toHex, utf8 } from './bytes.js';
-import { decodeStrict, encodeCbor } from './encoding.js';
+import { encodeCbor } from './encoding.js';
 import {
   type BatchProof,
-  bodyOf,
   ENVELOPE_FORMAT,
   encodeHeader,
   encodeSigned,
   encodeUnsigned,
-  headerLength,
   type ParsedEnvelope,
   parseEnvelope,
 } from './envelope.js';
@@ -22,7 +20,8 @@ import { MincaError } from './errors.js';
 import { hashId, RECORD_ID, SPACE_ID } from './ids.js';
 import { didFromPublicKey, type SigningKey, verifyEd25519 } from './keys.js';
 import { isCollectionName } from './names.js';
-import { openSalted, SEAL_OVERHEAD, sealSalted } from './seal.js';
+import { SEAL_OVERHEAD, sealSalted } from './seal.js';
+import { bodyAad } from './version-open.js';
 
 export const VERSION_FORMAT = ENVELOPE_FORMAT;
 /** A version names at most this many files. */
@@ -37,7 +36,6 @@ const SEAL_CHUNK = 512;
 export const MAX_VERSION_BYTES = MAX_BODY_BYTES + SEAL_OVERHEAD + 8 * 1024;
 const SIGNING_CONTEXT = utf8('minca/version/v2\n');
 const BATCH_CONTEXT = utf8('minca/batch/v2\n');
-const BODY_CONTEXT = utf8('minca/body/v2\n');
 const LIMITS = {
   maxSupersedes: MAX_SUPERSEDES,
   maxFiles: MAX_FILES,
@@ -130,26 +128,6 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
   out.set(b, a.length);
   return out;
 };
-
-/**
- * Where a body's associated data is put together, reused: sealing and opening are synchronous
- * and keep none of it, and a buffer per body (an array buffer of its own) cost more than the
- * copy. It holds what the envelope says in the clear.
- */
-let aadScratch = new Uint8Array(512);
-
-/**
- * What a sealed body is bound to: the envelope before it, so it can't move to another version.
- * A view of the scratch, good until the next call.
- */
-function bodyAad(header: Uint8Array): Uint8Array {
-  const length = BODY_CONTEXT.length + header.length;
-  if (aadScratch.length < length)
-    aadScratch = new Uint8Array(Math.max(length, 2 * aadScratch.length));
-  aadScratch.set(BODY_CONTEXT);
-  aadScratch.set(header, BODY_CONTEXT.length);
-  return aadScratch.subarray(0, length);
-}
 
 /** A version made here before its signature: what it says, and the bytes signed. */
 interface Prepared {
@@ -407,61 +385,5 @@ export async function verifyVersion(version: Version): Promise<void> {
   if (!ok) invalid('signature does not verify');
 }
 
-/** Opens a version's body with the space key. `invalid_version` if it won't open or decode. */
-export function openBody(version: Version, spaceKey: Uint8Array): BodyValue | null {
-  return openWithKeys(version, [spaceKey]);
-}
-
-/**
- * Opens a version's body with whichever of a space's keys sealed it (spec 05 §7.4: a space key
- * changes when a member leaves), trying the newest first. `invalid_version` if none opens it.
- */
-export function openWithKeys(version: Version, keys: readonly Uint8Array[]): BodyValue | null {
-  if (version.sealedBody === null) return null;
-  return openSealed(
-    version.bytes.subarray(0, headerLength(version.bytes)),
-    version.sealedBody,
-    keys,
-  );
-}
-
-/**
- * Opens the body of a stored version's bytes (read strictly when they came in) with whichever
- * of `keys` sealed it, without decoding the rest of the envelope: how many records are read.
- */
-export function openStored(bytes: Uint8Array, keys: readonly Uint8Array[]): BodyValue | null {
-  const { headerEnd, body } = bodyOf(bytes);
-  return body === null ? null : openSealed(bytes.subarray(0, headerEnd), body, keys);
-}
-
-function openSealed(
-  header: Uint8Array,
-  sealed: Uint8Array,
-  keys: readonly Uint8Array[],
-): BodyValue {
-  const aad = bodyAad(header);
-  let failure: unknown;
-  for (let i = keys.length - 1; i >= 0; i--) {
-    let plain: Uint8Array;
-    try {
-      plain = openSalted(keys[i]!, sealed, aad);
-    } catch (error) {
-      failure = error;
-      continue;
-    }
-    return decodeBody(plain);
-  }
-  throw failure ?? new MincaError('invalid_version', 'no key to open the version with');
-}
-
-/** A body's plaintext, decoded and checked as a body (spec 05 §3.3); `invalid_version` if not one. */
-export function decodeBody(plain: Uint8Array): BodyValue {
-  let body: unknown;
-  try {
-    body = decodeStrict(plain, { maxBytes: MAX_BODY_BYTES, maxDepth: 33 });
-    assertBody(body);
-  } catch (cause) {
-    throw new MincaError('invalid_version', 'version body does not decode', { cause });
-  }
-  return body;
-}
+// Opening bodies lives beside, in its own module; these names stay importable from here.
+export { decodeBody, openBody, openStored, openWithKeys } from './version-open.js';
