@@ -2,21 +2,14 @@ import * as nodeCryptoModule from 'node:crypto';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MincaError } from '../src/errors.js';
 import { type PlatformCrypto, SigningKey, verifyEd25519 } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { checkPlatformVerify, useOwnVerify, usePlatformVerify } from '../src/platform-verify.js';
 import { createVersion, decodeVersion, verifyVersion } from '../src/version.js';
+import { errorCode } from './error-code.js';
 
 const native = () => nodeCrypto(nodeCryptoModule);
-const code = async (f: () => unknown) => {
-  try {
-    await f();
-  } catch (e) {
-    return e instanceof MincaError ? e.code : String(e);
-  }
-  return 'none';
-};
+const code = errorCode;
 
 /** A platform whose only Ed25519 verifier is `verifier`; it signs as noble does. */
 const withVerifier = (

@@ -4,7 +4,6 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { leafHash, merkleTree, rootOf } from '../src/batch-tree.js';
-import { MincaError } from '../src/errors.js';
 import { hashId } from '../src/ids.js';
 import { checkPlatformCrypto, type PlatformCrypto } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
@@ -16,17 +15,11 @@ import {
   xchachaSeal,
 } from '../src/primitives.js';
 import { open, openSalted, randomKey, seal, sealSalted } from '../src/seal.js';
+import { errorCode } from './error-code.js';
 
 const native = () => nodeCrypto(nodeCryptoModule);
 const SIZES = [0, 1, 31, 55, 56, 63, 64, 65, 200, 1000, 60_000];
-const code = async (f: () => unknown) => {
-  try {
-    await f();
-  } catch (e) {
-    return e instanceof MincaError ? e.code : String(e);
-  }
-  return 'none';
-};
+const code = errorCode;
 
 afterEach(() => useNoblePrimitives());
 

@@ -3,13 +3,13 @@ import * as workerThreads from 'node:worker_threads';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { compareBytes } from '../src/bytes.js';
-import { isMincaError } from '../src/errors.js';
 import { verifyDetached } from '../src/intake.js';
 import { SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { randomKey } from '../src/seal.js';
 import { MIN_SHARE, type WorkerHandle, type WorkerThreadsModule } from '../src/sign-pool.js';
 import { createVersions, openBody } from '../src/version.js';
+import { errorCode } from './error-code.js';
 import { connect, converged, nodeFixture, sharedSpace } from './sync-helpers.js';
 import { drafts } from './version-fixture.js';
 
@@ -74,11 +74,7 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
   return { module: { Worker: FakeWorker } as unknown as WorkerThreadsModule, started };
 }
 
-const code = async (fn: () => Promise<unknown>) =>
-  fn().then(
-    () => 'no error',
-    (error) => (isMincaError(error) ? error.code : String(error)),
-  );
+const code = errorCode;
 
 describe('signing on worker threads (nodeCrypto with workers)', () => {
   it('gives the signatures RFC 8032 gives, in order, on real worker threads', async () => {
