@@ -47,6 +47,23 @@ export function isHexOf(bytes: Uint8Array, hex: string): boolean {
 }
 
 /**
+ * A function putting `a ‖ b` together in a buffer of its own, kept and grown as needed: for
+ * bytes built on every seal or open and read at once by a synchronous call that keeps none of
+ * them, where a new buffer each time (an array buffer of its own) costs more than the copy. The
+ * view it gives is good until its next call.
+ */
+export function scratchConcat(initial = 512): (a: Uint8Array, b: Uint8Array) => Uint8Array {
+  let scratch = new Uint8Array(initial);
+  return (a, b) => {
+    const length = a.length + b.length;
+    if (scratch.length < length) scratch = new Uint8Array(Math.max(length, 2 * scratch.length));
+    scratch.set(a);
+    scratch.set(b, a.length);
+    return scratch.subarray(0, length);
+  };
+}
+
+/**
  * `s` as one flat string of its own, for strings kept long: a decoder's string built piece by
  * piece, or a slice that would keep its whole parent alive, costs far more than its characters.
  */

@@ -3,6 +3,7 @@
  * `aad` binds the ciphertext to where it belongs (a version, a key), so it cannot be moved.
  */
 import { randomBytes } from '@noble/ciphers/utils.js';
+import { scratchConcat } from './bytes.js';
 import { MincaError } from './errors.js';
 import { sha256, xchachaOpen, xchachaSeal } from './primitives.js';
 import { pooledRandom } from './random.js';
@@ -51,21 +52,12 @@ export const SALT_BYTES = 8;
 /** Bytes a salted seal takes beyond its plaintext: salt and tag. */
 export const SALTED_OVERHEAD = SALT_BYTES + 16;
 
-/**
- * Where a salted seal's nonce input is put together, reused: hashing is synchronous and keeps
- * nothing of its input, and a fresh buffer per body (an array buffer of its own past 64 bytes)
- * cost more than the copy. It holds salts and associated data, which are no secret.
- */
-let nonceInput = new Uint8Array(512);
+/** Where a salted seal's nonce input is put together: salts and associated data, no secret. */
+const nonceInputOf = scratchConcat();
 
 /** The nonce of a salted seal: SHA-256(salt ‖ aad), its first 24 bytes. */
 function saltedNonce(saltBytes: Uint8Array, aad: Uint8Array): Uint8Array {
-  const length = SALT_BYTES + aad.length;
-  if (nonceInput.length < length)
-    nonceInput = new Uint8Array(Math.max(length, 2 * nonceInput.length));
-  nonceInput.set(saltBytes);
-  nonceInput.set(aad, SALT_BYTES);
-  return sha256(nonceInput.subarray(0, length)).subarray(0, NONCE_BYTES);
+  return sha256(nonceInputOf(saltBytes, aad)).subarray(0, NONCE_BYTES);
 }
 
 /**

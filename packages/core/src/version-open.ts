@@ -4,7 +4,7 @@
  * stored ones read back, and listings all open here.
  */
 import { assertBody, type BodyValue, MAX_BODY_BYTES } from './body.js';
-import { utf8 } from './bytes.js';
+import { scratchConcat, utf8 } from './bytes.js';
 import { decodeStrict } from './encoding.js';
 import { bodyOf, headerLength } from './envelope.js';
 import { MincaError } from './errors.js';
@@ -13,24 +13,15 @@ import type { Version } from './version.js';
 
 const BODY_CONTEXT = utf8('minca/body/v2\n');
 
-/**
- * Where a body's associated data is put together, reused: sealing and opening are synchronous
- * and keep none of it, and a buffer per body (an array buffer of its own) cost more than the
- * copy. It holds what the envelope says in the clear.
- */
-let aadScratch = new Uint8Array(512);
+/** Where a body's associated data is put together: it holds what the envelope says in the clear. */
+const aadOf = scratchConcat();
 
 /**
  * What a sealed body is bound to: the envelope before it, so it can't move to another version.
- * A view of the scratch, good until the next call.
+ * A view of a buffer kept for it, good until the next call.
  */
 export function bodyAad(header: Uint8Array): Uint8Array {
-  const length = BODY_CONTEXT.length + header.length;
-  if (aadScratch.length < length)
-    aadScratch = new Uint8Array(Math.max(length, 2 * aadScratch.length));
-  aadScratch.set(BODY_CONTEXT);
-  aadScratch.set(header, BODY_CONTEXT.length);
-  return aadScratch.subarray(0, length);
+  return aadOf(BODY_CONTEXT, header);
 }
 
 /** Opens a version's body with the space key. `invalid_version` if it won't open or decode. */
