@@ -224,22 +224,15 @@ export class OpenSpace implements SpaceView, MemberView {
     const out: MincaRecord[] = [];
     for (const [i, { version, plain }] of sealed.entries()) {
       if (writes[i]!.fresh && plain !== null) {
-        out.push({
-          id: version.record,
-          collection,
-          body: decodeBody(plain),
-          version: version.id,
-          timestamp: version.timestamp,
-          author: version.author,
-          files: [...version.files],
-          conflicts: [],
-        });
+        out.push(recordOf(collection, version.record, version, decodeBody(plain)));
         continue;
       }
       const record = await this.store.record(collection, version.record);
       const winner = record?.winner();
       if (record && winner?.id === version.id && plain !== null)
-        out.push(recordOf(collection, version.record, record, winner, decodeBody(plain)));
+        out.push(
+          recordOf(collection, version.record, winner, decodeBody(plain), record.conflicts()),
+        );
       else out.push((await this.get(collection, version.record))!);
     }
     return out;

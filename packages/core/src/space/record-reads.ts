@@ -78,13 +78,16 @@ export async function listRecords(
   return readRecords(space, collection, ids, records, limit);
 }
 
-/** The record with `winner`'s `body`. */
+/**
+ * The record with `winner`'s `body`, and the heads that lost to it: a version just written under
+ * an id nobody else knows yet has none.
+ */
 export function recordOf(
   collection: string,
   id: string,
-  record: RecordState,
-  winner: VersionMeta,
+  winner: Pick<VersionMeta, 'id' | 'timestamp' | 'author' | 'files'>,
   body: BodyValue,
+  conflicts: readonly VersionMeta[] = [],
 ): MincaRecord {
   return {
     id,
@@ -94,7 +97,7 @@ export function recordOf(
     timestamp: winner.timestamp,
     author: winner.author,
     files: [...winner.files],
-    conflicts: record.conflicts().map((m) => m.id),
+    conflicts: conflicts.map((m) => m.id),
   };
 }
 
@@ -132,7 +135,8 @@ async function readRecords(
         continue; // A body that doesn't open or decode: the record does not stand.
       }
       const id = pageIds[i]!;
-      if (body !== null) out.push(recordOf(collection, id, records.get(id)!, winners[i]!, body));
+      if (body !== null)
+        out.push(recordOf(collection, id, winners[i]!, body, records.get(id)!.conflicts()));
     }
     pageIds = [];
     winners = [];
