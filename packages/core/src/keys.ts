@@ -213,6 +213,27 @@ export interface PlatformAead {
     sealed: Uint8Array,
     aad: Uint8Array,
   ): Uint8Array | undefined;
+  /**
+   * Many openings at once, optional: on several cores where the platform can (`nodeCrypto`
+   * with worker threads), for listings. The plaintexts in order, `undefined` where the tag does
+   * not match, as `open` would give each. The batch is the platform's to take (its buffers may
+   * be moved to another thread) and its keys to wipe. Checked at start against `open`.
+   */
+  openMany?(batch: AeadBatch): Promise<Array<Uint8Array | undefined>>;
+}
+
+/** Many ChaCha20-Poly1305 openings packed together, for {@link PlatformAead.openMany}. */
+export interface AeadBatch {
+  /** How many openings. */
+  count: number;
+  /** Their keys, 32 bytes each, back to back. */
+  keys: Uint8Array<ArrayBuffer>;
+  /** Their nonces, 12 bytes each. */
+  nonces: Uint8Array<ArrayBuffer>;
+  /** Each one's associated data, then its ciphertext ‖ tag, back to back. */
+  bytes: Uint8Array<ArrayBuffer>;
+  /** Where each of those ends in `bytes`: two per opening. */
+  ends: Uint32Array<ArrayBuffer>;
 }
 
 /**

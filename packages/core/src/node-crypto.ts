@@ -5,7 +5,8 @@
  * wait for; its SHA-256 and ChaCha20-Poly1305 (OpenSSL's) are two to three times @noble's.
  *
  * Given `node:worker_threads` too, it signs the versions of a `putMany` on `threads` worker
- * threads, while the calling thread seals the next ones.
+ * threads, while the calling thread seals the next ones, and opens the bodies of a listing
+ * there while the calling thread reads and decodes the next ones.
  *
  * ```ts
  * import * as crypto from 'node:crypto';
@@ -18,18 +19,19 @@
  * ```
  */
 import { base64urlnopad } from '@scure/base';
+import { CryptoPool, type WorkerThreadsModule } from './crypto-pool.js';
 import type { PlatformAead, PlatformCrypto } from './keys.js';
-import { SignPool, type WorkerThreadsModule } from './sign-pool.js';
 
-export type { WorkerThreadsModule } from './sign-pool.js';
+export type { WorkerThreadsModule } from './crypto-pool.js';
 
-/** How {@link nodeCrypto} signs many messages at once. */
+/** How {@link nodeCrypto} signs and opens many messages at once. */
 export interface NodeCryptoOptions {
   /**
-   * `node:worker_threads`: many signatures at once (a `putMany`) are made on worker threads.
-   * Workers without a job never keep the process alive; where they can't start, everything is
-   * signed in the calling thread. A worker that fails fails the write (`unavailable`), which
-   * then stores nothing.
+   * `node:worker_threads`: many signatures at once (a `putMany`) are made, and many bodies at
+   * once (a listing) opened, on worker threads. Workers without a job never keep the process
+   * alive; where they can't start, everything is done in the calling thread. A worker that
+   * fails fails the write (`unavailable`), which then stores nothing; a listing then opens its
+   * bodies in the calling thread.
    */
   workers?: WorkerThreadsModule;
   /**
@@ -143,9 +145,11 @@ export function nodeCrypto(
   const threads = options.threads ?? 2;
   if (!Number.isInteger(threads) || threads < 1)
     throw new TypeError('nodeCrypto threads must be a positive integer');
-  // One pool for every key: a node signs with one key, and the workers take the key per job.
-  let pool: SignPool | undefined;
+  // One pool for every key and job: a node signs with one key, and the workers take the key
+  // per job.
+  let pool: CryptoPool | undefined;
   const { workers } = options;
+  const cipher = aead(crypto);
   return {
     ed25519Signer: signer,
     ed25519Verifier(publicKey) {
@@ -170,8 +174,7 @@ export function nodeCrypto(
           ed25519ManySigner(secret: Uint8Array, publicKey: Uint8Array) {
             const jwk = jwkOf(secret, publicKey);
             const here = signer(secret, publicKey);
-            pool ??= new SignPool(workers, threads);
-            const on = pool;
+            const on = (pool ??= new CryptoPool(workers, threads));
             return (messages: readonly Uint8Array[]) => on.sign(jwk, messages, here);
           },
         }
@@ -180,6 +183,14 @@ export function nodeCrypto(
       typeof hash === 'function'
         ? (bytes) => plain(hash('sha256', bytes, 'buffer'))
         : (bytes) => plain(crypto.createHash('sha256').update(bytes).digest()),
-    chacha20poly1305: aead(crypto),
+    chacha20poly1305: workers
+      ? {
+          ...cipher,
+          openMany(batch) {
+            const on = (pool ??= new CryptoPool(workers, threads));
+            return on.open(batch, cipher.open);
+          },
+        }
+      : cipher,
   };
 }

@@ -10,10 +10,12 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { compareBytes } from './bytes.js';
 import { MincaError } from './errors.js';
-import type { PlatformAead, PlatformCrypto } from './keys.js';
+import type { AeadBatch, PlatformAead, PlatformCrypto } from './keys.js';
 
 let platformSha256: ((bytes: Uint8Array) => Uint8Array) | undefined;
 let platformAead: PlatformAead | undefined;
+/** The platform's many openings at once, once checked (`checkOpenMany`). */
+let platformOpenMany: PlatformAead['openMany'];
 /** The platform whose primitives are in use. */
 let installed: PlatformCrypto | undefined;
 
@@ -97,6 +99,64 @@ export function xchachaOpen(
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * XChaCha20-Poly1305 openings gathered to open together, on the platform's cores where it
+ * opens many at once (`PlatformAead.openMany`): each subkey is made here, into the batch, and
+ * the associated data and sealed value copied there as they come. Without such a platform,
+ * each is opened as it comes.
+ */
+export class XChaChaOpenings {
+  readonly #opened: Array<Uint8Array | undefined> = [];
+  readonly #batch: AeadBatch | undefined;
+  readonly #openMany = platformOpenMany;
+  #at = 0;
+
+  /** For up to `count` openings of `bytes` of associated data and sealed values at most. */
+  constructor(count: number, bytes: number) {
+    if (this.#openMany)
+      this.#batch = {
+        count: 0,
+        keys: new Uint8Array(32 * count),
+        nonces: new Uint8Array(12 * count),
+        bytes: new Uint8Array(bytes),
+        ends: new Uint32Array(2 * count),
+      };
+  }
+
+  /** Adds an opening of `sealed` (ciphertext ‖ tag) under `key` and the 24-byte `nonce`. */
+  add(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array): void {
+    const batch = this.#batch;
+    if (!batch) {
+      let plain: Uint8Array | undefined;
+      try {
+        plain = xchachaOpen(key, nonce, sealed, aad);
+      } catch {
+        // The tag does not match.
+      }
+      this.#opened.push(plain);
+      return;
+    }
+    const i = batch.count++;
+    withSubkey(key, nonce, (subkey, iv) => {
+      batch.keys.set(subkey, 32 * i);
+      batch.nonces.set(iv, 12 * i);
+    });
+    batch.bytes.set(aad, this.#at);
+    batch.ends[2 * i] = this.#at += aad.length;
+    batch.bytes.set(sealed, this.#at);
+    batch.ends[2 * i + 1] = this.#at += sealed.length;
+  }
+
+  /**
+   * The plaintexts, in the order added, `undefined` where the tag does not match. Rejects when
+   * the platform fails; the batch is then gone, and the caller opens what it holds another way.
+   */
+  async open(): Promise<Array<Uint8Array | undefined>> {
+    if (!this.#batch || !this.#openMany) return this.#opened;
+    return this.#openMany(this.#batch);
+  }
+}
+
 const refuse = (what: string, cause?: unknown): never => {
   throw new MincaError(
     'invalid_input',
@@ -168,6 +228,58 @@ export function checkPrimitives(platform: PlatformCrypto): void {
   checked.add(platform);
 }
 
+/** Platforms whose many openings at once were checked. */
+const checkedMany = new WeakSet<PlatformCrypto>();
+
+/**
+ * Checks the platform's many openings at once, where it gives them, against noble's: the same
+ * plaintexts, in order, and `undefined` for a changed tag or associated data. `invalid_input`
+ * when it answers otherwise; when it fails instead, it is not used.
+ */
+export async function checkOpenMany(platform: PlatformCrypto): Promise<void> {
+  const aead = platform.chacha20poly1305;
+  if (!aead?.openMany || checkedMany.has(platform)) return;
+  const count = 64;
+  const parts: Uint8Array[] = [];
+  const keys = new Uint8Array(32 * count);
+  const nonces = new Uint8Array(12 * count);
+  const expected: Array<Uint8Array | undefined> = [];
+  for (let i = 0; i < count; i++) {
+    const key = randomBytes(32);
+    const nonce = randomBytes(12);
+    const aad = randomBytes(i % 41);
+    const plain = randomBytes(SIZES[i % SIZES.length]!);
+    const sealed = chacha20poly1305(key, nonce, aad).encrypt(plain);
+    // Every third has its tag changed, every fifth other associated data.
+    if (i % 3 === 1) sealed[sealed.length - 1]! ^= 1;
+    keys.set(key, 32 * i);
+    nonces.set(nonce, 12 * i);
+    parts.push(i % 5 === 2 ? randomBytes(aad.length + 1) : aad, sealed);
+    expected.push(i % 3 === 1 || i % 5 === 2 ? undefined : plain);
+  }
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  const ends = new Uint32Array(2 * count);
+  let at = 0;
+  parts.forEach((part, i) => {
+    bytes.set(part, at);
+    ends[i] = at += part.length;
+  });
+  let opened: Array<Uint8Array | undefined>;
+  try {
+    opened = await aead.openMany({ count, keys, nonces, bytes, ends });
+  } catch {
+    // Failing (its workers could not start, say) is not lying: it is left unused.
+    return;
+  }
+  const same = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>
+    a === undefined || b === undefined
+      ? a === b
+      : a instanceof Uint8Array && compareBytes(a, b) === 0;
+  if (opened.length !== count || !expected.every((e, i) => same(opened[i], e)))
+    refuse('chacha20poly1305.openMany');
+  checkedMany.add(platform);
+}
+
 /**
  * Uses the platform's SHA-256 and ChaCha20-Poly1305 from now on, in this whole process (after
  * {@link checkPrimitives}). Only on little-endian hosts (all that run JS today), since the
@@ -179,6 +291,10 @@ export function usePrimitives(platform: PlatformCrypto): void {
   if (platform.sha256) platformSha256 = platform.sha256.bind(platform);
   if (!platform.chacha20poly1305 || !IS_LE) return;
   platformAead = platform.chacha20poly1305;
+  const { openMany } = platformAead;
+  // Only once checked (`checkOpenMany`, which is asynchronous).
+  platformOpenMany =
+    openMany && checkedMany.has(platform) ? openMany.bind(platformAead) : undefined;
   // The XChaCha construction over it, once, against noble's own.
   const key = randomBytes(32);
   const nonce = randomBytes(24);
@@ -187,6 +303,7 @@ export function usePrimitives(platform: PlatformCrypto): void {
   const sealed = xchachaSeal(key, nonce, plain, aad);
   if (compareBytes(sealed, xchacha20poly1305(key, nonce, aad).encrypt(plain)) !== 0) {
     platformAead = undefined;
+    platformOpenMany = undefined;
     refuse('chacha20poly1305');
   }
   installed = platform;
@@ -197,4 +314,5 @@ export function useNoblePrimitives(): void {
   installed = undefined;
   platformSha256 = undefined;
   platformAead = undefined;
+  platformOpenMany = undefined;
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { scratchConcat } from './bytes.js';
 import { MincaError } from './errors.js';
-import { sha256, xchachaOpen, xchachaSeal } from './primitives.js';
+import { sha256, type XChaChaOpenings, xchachaOpen, xchachaSeal } from './primitives.js';
 import { pooledRandom } from './random.js';
 
 export const KEY_BYTES = 32;
@@ -72,6 +72,23 @@ export function sealSalted(key: Uint8Array, plaintext: Uint8Array, aad: Uint8Arr
   out.set(saltBytes);
   out.set(xchachaSeal(key, saltedNonce(saltBytes, aad), plaintext, aad), SALT_BYTES);
   return out;
+}
+
+/**
+ * Adds the opening of what {@link sealSalted} made under `key` to `openings`, to open with
+ * others; false (and nothing added) when it is too short to be one.
+ */
+export function addSalted(
+  openings: XChaChaOpenings,
+  key: Uint8Array,
+  sealed: Uint8Array,
+  aad: Uint8Array,
+): boolean {
+  checkKey(key);
+  if (sealed.length < SALTED_OVERHEAD) return false;
+  const nonce = saltedNonce(sealed.subarray(0, SALT_BYTES), aad);
+  openings.add(key, nonce, sealed.subarray(SALT_BYTES), aad);
+  return true;
 }
 
 /** Opens what {@link sealSalted} made; a wrong key, wrong `aad` or any tampering is `invalid_version`. */

@@ -8,7 +8,8 @@ import { scratchConcat, utf8 } from './bytes.js';
 import { decodeStrict } from './encoding.js';
 import { bodyOf, headerLength } from './envelope.js';
 import { MincaError } from './errors.js';
-import { openSalted } from './seal.js';
+import { XChaChaOpenings } from './primitives.js';
+import { addSalted, openSalted } from './seal.js';
 import type { Version } from './version.js';
 
 const BODY_CONTEXT = utf8('minca/body/v2\n');
@@ -49,6 +50,67 @@ export function openWithKeys(version: Version, keys: readonly Uint8Array[]): Bod
 export function openStored(bytes: Uint8Array, keys: readonly Uint8Array[]): BodyValue | null {
   const { headerEnd, body } = bodyOf(bytes);
   return body === null ? null : openSealed(bytes.subarray(0, headerEnd), body, keys);
+}
+
+/**
+ * The bodies of many stored versions' bytes, as {@link openStored} opens each, on the platform's
+ * cores where it can: each body, `null` for a tombstone, `undefined` where it does not open or
+ * decode. Each key is tried, newest first, on what the newer ones did not open; where the
+ * platform fails, they are opened here.
+ */
+export async function openStoredMany(
+  list: readonly Uint8Array[],
+  keys: readonly Uint8Array[],
+): Promise<Array<BodyValue | null | undefined>> {
+  const out: Array<BodyValue | null | undefined> = list.map(() => undefined);
+  const headerEnds: number[] = [];
+  const sealed: Uint8Array[] = [];
+  let pending: number[] = [];
+  let size = 0;
+  list.forEach((bytes, i) => {
+    try {
+      const { headerEnd, body } = bodyOf(bytes);
+      if (body === null) out[i] = null;
+      else {
+        headerEnds[i] = headerEnd;
+        sealed[i] = body;
+        pending.push(i);
+        size += BODY_CONTEXT.length + bytes.length;
+      }
+    } catch {
+      // Not a version: it does not stand.
+    }
+  });
+  try {
+    for (let k = keys.length - 1; k >= 0 && pending.length > 0; k--) {
+      const openings = new XChaChaOpenings(pending.length, size);
+      const added = pending.filter((i) =>
+        addSalted(openings, keys[k]!, sealed[i]!, bodyAad(list[i]!.subarray(0, headerEnds[i]))),
+      );
+      const opened = await openings.open();
+      const left: number[] = [];
+      added.forEach((i, j) => {
+        const plain = opened[j];
+        if (!plain) left.push(i);
+        else
+          try {
+            out[i] = decodeBody(plain);
+          } catch {
+            // Opened but not a body: no other key would make it one.
+          }
+      });
+      pending = left;
+    }
+  } catch {
+    // The platform failed: what is left opens here, one at a time.
+    for (const i of pending)
+      try {
+        out[i] = openStored(list[i]!, keys);
+      } catch {
+        // It does not open or decode.
+      }
+  }
+  return out;
 }
 
 function openSealed(

@@ -386,4 +386,10 @@ export async function verifyVersion(version: Version): Promise<void> {
 }
 
 // Opening bodies lives beside, in its own module; these names stay importable from here.
-export { decodeBody, openBody, openStored, openWithKeys } from './version-open.js';
+export {
+  decodeBody,
+  openBody,
+  openStored,
+  openStoredMany,
+  openWithKeys,
+} from './version-open.js';

@@ -9,7 +9,7 @@ import type { BodyValue } from '../body.js';
 import { assertCollectionName } from '../names.js';
 import type { RecordState, VersionMeta } from '../record-state.js';
 import type { Store } from '../store.js';
-import { openStored } from '../version.js';
+import { openStoredMany } from '../version.js';
 import type { Membership } from './membership.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
@@ -42,6 +42,8 @@ export interface RecordSource {
 
 /** Bodies read from the store in one call. */
 const PAGE = 512;
+/** Pages read and opening at once: the next is read while the platform opens the last. */
+const DEPTH = 2;
 
 /** Record `id` of `collection` as it stands, or `undefined`. */
 export async function getRecord(
@@ -103,7 +105,8 @@ export function recordOf(
 
 /**
  * The records `ids` of `records` that stand, in order, at most `limit` of them. One record
- * reads as many.
+ * reads as many. Pages are read and opened {@link DEPTH} at a time, so the platform's cores open
+ * one while this thread reads and decodes another.
  */
 async function readRecords(
   space: RecordSource,
@@ -117,40 +120,67 @@ async function readRecords(
   // other) out before the next listing reached them: it reads past the cache.
   const keep = !(Math.min(ids.length, limit) > (space.store.bodyCacheCapacity ?? Infinity));
   const out: MincaRecord[] = [];
-  // A page: the records to read and their winners, side by side.
+  const queue: Array<{ size: number; read: Promise<MincaRecord[]> }> = [];
+  /** Records read or on their way. */
+  let queued = 0;
   let pageIds: string[] = [];
   let winners: VersionMeta[] = [];
-  const flush = async () => {
-    const bytes = await space.store.getVersionBytes(
-      winners.map((winner) => winner.id),
-      { keep },
-    );
-    for (let i = 0; i < bytes.length && out.length < limit; i++) {
-      const stored = bytes[i];
-      if (!stored) continue;
-      let body: BodyValue | null;
-      try {
-        body = openStored(stored, space.keys);
-      } catch {
-        continue; // A body that doesn't open or decode: the record does not stand.
-      }
-      const id = pageIds[i]!;
-      if (body !== null)
-        out.push(recordOf(collection, id, winners[i]!, body, records.get(id)!.conflicts()));
-    }
+  const send = () => {
+    const read = readPage(space, collection, pageIds, winners, records, keep);
+    // Awaited in turn below; marked handled now, so one failing page leaves no other unheard.
+    read.catch(() => {});
+    queue.push({ size: winners.length, read });
+    queued += winners.length;
     pageIds = [];
     winners = [];
   };
+  const take = async () => {
+    const page = queue.shift()!;
+    queued -= page.size;
+    for (const record of await page.read) if (out.length < limit) out.push(record);
+  };
   for (const id of ids) {
+    // What is read or on its way may be all that is needed: it is seen first.
+    while (queue.length > 0 && (queue.length >= DEPTH || out.length + queued >= limit))
+      await take();
     if (out.length >= limit) break;
     const winner = records.get(id)!.winner();
     if (!winner || winner.deleted || !membership.mayWrite(winner.author, winner.timestamp))
       continue;
     pageIds.push(id);
     winners.push(winner);
-    // Past what is left to find, a page is read before looking further.
-    if (winners.length >= Math.min(PAGE, limit - out.length)) await flush();
+    if (winners.length >= Math.min(PAGE, limit - out.length - queued)) send();
   }
-  if (winners.length > 0) await flush();
+  if (winners.length > 0) send();
+  while (queue.length > 0) await take();
+  return out;
+}
+
+/** The records of one page, `ids` beside their `winners`, that stand. */
+async function readPage(
+  space: RecordSource,
+  collection: string,
+  ids: readonly string[],
+  winners: readonly VersionMeta[],
+  records: ReadonlyMap<string, RecordState>,
+  keep: boolean,
+): Promise<MincaRecord[]> {
+  const bytes = await space.store.getVersionBytes(
+    winners.map((winner) => winner.id),
+    { keep },
+  );
+  const present = bytes.flatMap((b, i) => (b ? [i] : []));
+  const bodies = await openStoredMany(
+    present.map((i) => bytes[i]!),
+    space.keys,
+  );
+  const out: MincaRecord[] = [];
+  present.forEach((i, j) => {
+    const body = bodies[j];
+    // A body that doesn't open or decode (undefined), or a tombstone: the record does not stand.
+    if (body === undefined || body === null) return;
+    const id = ids[i]!;
+    out.push(recordOf(collection, id, winners[i]!, body, records.get(id)!.conflicts()));
+  });
   return out;
 }

@@ -3,12 +3,13 @@ import * as workerThreads from 'node:worker_threads';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { compareBytes } from '../src/bytes.js';
+import { MIN_SHARE, type WorkerHandle, type WorkerThreadsModule } from '../src/crypto-pool.js';
+import { bodyOf } from '../src/envelope.js';
 import { verifyDetached } from '../src/intake.js';
-import { SigningKey } from '../src/keys.js';
+import { type PlatformCrypto, SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { randomKey } from '../src/seal.js';
-import { MIN_SHARE, type WorkerHandle, type WorkerThreadsModule } from '../src/sign-pool.js';
-import { createVersions, openBody } from '../src/version.js';
+import { createVersions, openBody, openStoredMany } from '../src/version.js';
 import { errorCode } from './error-code.js';
 import { connect, converged, nodeFixture, sharedSpace } from './sync-helpers.js';
 import { drafts } from './version-fixture.js';
@@ -49,6 +50,8 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
         ends: Uint32Array;
       };
       setTimeout(() => {
+        if ((value as { kind: string }).kind !== 'sign')
+          return this.#emit('message', { job, error: 'this stand-in only signs' });
         if (behave === 'crash') return this.#emit('error', new Error('worker died'));
         if (behave === 'refuse') return this.#emit('message', { job, error: 'bad key' });
         const secret = Buffer.from(jwk.d, 'base64url');
@@ -58,7 +61,7 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
           out.set(ed25519.sign(bytes.subarray(start, end), secret), 64 * i);
           start = end;
         });
-        this.#emit('message', { job, signatures: out });
+        this.#emit('message', { job, out });
       }, 1);
     }
     ref(): void {
@@ -163,5 +166,91 @@ describe('signing on worker threads (nodeCrypto with workers)', () => {
     expect(seen.map((r) => (r.body as { i: number }).i).sort((x, y) => x - y)).toEqual(
       items.map((_, i) => i),
     );
+  });
+});
+
+describe('opening on worker threads (nodeCrypto with workers)', () => {
+  /** `platform` with its `openMany` counted, and made to fail once `failing.now` is set. */
+  function counted(platform: PlatformCrypto) {
+    const aead = platform.chacha20poly1305!;
+    const state = { batches: 0, failing: false };
+    const wrapped: PlatformCrypto = {
+      ...platform,
+      chacha20poly1305: {
+        ...aead,
+        async openMany(batch) {
+          if (state.failing) throw new Error('the workers are gone');
+          state.batches++;
+          return aead.openMany!(batch);
+        },
+      },
+    };
+    return { platform: wrapped, state };
+  }
+
+  it("opens bodies under each of a space's keys, a tombstone as null, what was changed as nothing", async () => {
+    const { platform, state } = counted(
+      nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 2 }),
+    );
+    await make({ crypto: platform }); // Installs its primitives, checked.
+    const [older, newer] = [randomKey(), randomKey()];
+    const key = SigningKey.generate();
+    const bodies = Array.from({ length: 40 }, (_, i) => draft({ body: { i } }));
+    const underOlder = await createVersions(bodies.slice(0, 15), older, key);
+    const underNewer = await createVersions(bodies.slice(15), newer, key);
+    const [tombstone] = await createVersions([draft({ body: null })], newer, key);
+    const changed = underNewer[0]!.bytes.slice();
+    bodyOf(changed).body![12]! ^= 1; // A view into `changed`.
+    const list = [
+      ...underOlder.map((v) => v.bytes),
+      tombstone!.bytes,
+      changed,
+      ...underNewer.slice(1).map((v) => v.bytes),
+    ];
+    state.batches = 0;
+    const opened = await openStoredMany(list, [older, newer]);
+    expect(state.batches).toBeGreaterThan(0);
+    expect(opened).toEqual([
+      ...bodies.slice(0, 15).map((d) => d.body),
+      null,
+      undefined,
+      ...bodies.slice(16).map((d) => d.body),
+    ]);
+  });
+
+  it('lists on worker threads what it lists here, and here when the workers fail', async () => {
+    const { platform, state } = counted(
+      nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 }),
+    );
+    const node = await make({ crypto: platform });
+    const space = (await node.spaces.create()).id;
+    const items = Array.from({ length: 1200 }, (_, i) => ({ body: { i } }));
+    await node.records.putMany(space, 'app.post', items);
+    const byNumber = (records: Array<{ body: unknown }>) =>
+      records.map((r) => (r.body as { i: number }).i).sort((x, y) => x - y);
+    state.batches = 0;
+    const listed = await node.records.list(space, 'app.post');
+    expect(state.batches).toBeGreaterThan(1);
+    expect(byNumber(listed)).toEqual(items.map((_, i) => i));
+    state.failing = true;
+    const again = await node.records.list(space, 'app.post');
+    expect(again).toEqual(listed);
+    expect(await node.records.list(space, 'app.post', { limit: 700 })).toEqual(
+      listed.slice(0, 700),
+    );
+  });
+
+  it('refuses at start a platform whose openMany opens what it must not', async () => {
+    const platform = nodeCrypto(nodeCryptoModule);
+    const aead = platform.chacha20poly1305!;
+    const lying: PlatformCrypto = {
+      ...platform,
+      chacha20poly1305: {
+        ...aead,
+        // Every one "opens", changed tag or not.
+        openMany: async (batch) => Array.from({ length: batch.count }, () => new Uint8Array(1)),
+      },
+    };
+    expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
   });
 });

@@ -1,0 +1,309 @@
+/**
+ * Ed25519 signing and ChaCha20-Poly1305 opening of many messages on a few worker threads, each
+ * doing its share with `node:crypto`: how `nodeCrypto` signs a `putMany` and opens the bodies
+ * of a listing on every core. Only the platform's primitives run there; what is signed and how
+ * a body's key, nonce and associated data are made stays in core. Core imports no platform API:
+ * the caller hands in `node:worker_threads`, and the workers' code is a string run as a CommonJS
+ * worker. Where workers can't start, the work is done here, one message after another.
+ */
+import { MincaError } from './errors.js';
+import type { AeadBatch } from './keys.js';
+
+/** The part of `node:worker_threads` this uses. */
+export interface WorkerThreadsModule {
+  Worker: new (code: string, options: { eval: true }) => WorkerHandle;
+}
+
+/** The part of a `Worker` this uses. */
+export interface WorkerHandle {
+  postMessage(value: unknown, transfer?: ArrayBuffer[]): void;
+  on(event: 'message', listener: (value: Reply) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  on(event: 'exit', listener: (code: number) => void): unknown;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<number>;
+}
+
+/** An Ed25519 private key as JWK, as `createPrivateKey` takes it. */
+export interface Ed25519Jwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  d: string;
+  x: string;
+}
+
+/** Messages (or associated data and sealed values) back to back, and where each ends. */
+interface Packed {
+  bytes: Uint8Array<ArrayBuffer>;
+  ends: Uint32Array<ArrayBuffer>;
+}
+
+/** A job, before its number. */
+type Job =
+  | ({ kind: 'sign'; jwk: Ed25519Jwk } & Packed)
+  | ({ kind: 'open'; count: number; keys: Uint8Array; nonces: Uint8Array } & Packed);
+
+/** What a job comes back as. */
+interface Answer {
+  out: Uint8Array;
+  lengths?: Int32Array;
+}
+
+/**
+ * A job's answer: signatures (64 bytes each), or plaintexts back to back with each one's length
+ * (-1 where the tag did not match), or why it failed.
+ */
+type Reply = ({ job: number } & Answer) | { job: number; error: string };
+
+// The worker keeps the last signing key it made, since one key signs a whole `putMany`. An
+// opening's keys are wiped once used.
+const WORKER_CODE = `
+const { parentPort } = require('node:worker_threads');
+const { createPrivateKey, sign, createDecipheriv } = require('node:crypto');
+let lastD, lastKey;
+function signAll({ jwk, bytes, ends }) {
+  if (jwk.d !== lastD) { lastKey = createPrivateKey({ key: jwk, format: 'jwk' }); lastD = jwk.d; }
+  const out = new Uint8Array(64 * ends.length);
+  let start = 0;
+  for (let i = 0; i < ends.length; i++) {
+    out.set(sign(null, bytes.subarray(start, ends[i]), lastKey), 64 * i);
+    start = ends[i];
+  }
+  return { out };
+}
+function openAll({ count: n, keys, nonces, bytes, ends }) {
+  const out = new Uint8Array(bytes.length);
+  const lengths = new Int32Array(n);
+  let start = 0, at = 0;
+  for (let i = 0; i < n; i++) {
+    const aad = bytes.subarray(start, ends[2 * i]);
+    const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+    start = ends[2 * i + 1];
+    lengths[i] = -1;
+    if (sealed.length < 16) continue;
+    const length = sealed.length - 16;
+    const d = createDecipheriv('chacha20-poly1305', keys.subarray(32 * i, 32 * i + 32),
+      nonces.subarray(12 * i, 12 * i + 12), { authTagLength: 16 });
+    d.setAuthTag(sealed.subarray(length));
+    d.setAAD(aad, { plaintextLength: length });
+    const plain = d.update(sealed.subarray(0, length));
+    try { d.final(); } catch { continue; }
+    out.set(plain, at);
+    at += length;
+    lengths[i] = length;
+  }
+  keys.fill(0);
+  return { out: out.subarray(0, at), lengths };
+}
+parentPort.on('message', (request) => {
+  try {
+    const reply = request.kind === 'open' ? openAll(request) : signAll(request);
+    reply.job = request.job;
+    const transfer = [reply.out.buffer];
+    if (reply.lengths) transfer.push(reply.lengths.buffer);
+    parentPort.postMessage(reply, transfer);
+  } catch (error) {
+    parentPort.postMessage({ job: request.job, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+/** Fewer messages than this per worker are done here: a round trip costs a few signatures. */
+export const MIN_SHARE = 16;
+
+interface Pending {
+  resolve(answer: Answer): void;
+  reject(error: unknown): void;
+}
+
+interface Thread {
+  worker: WorkerHandle;
+  pending: Map<number, Pending>;
+}
+
+/** ChaCha20-Poly1305 opening one: the plaintext, or `undefined` where the tag does not match. */
+export type OpenOne = (
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad: Uint8Array,
+) => Uint8Array | undefined;
+
+/** What `openMany` gives for `batch`, opening each with `here`; its keys wiped after. */
+export function openEach(batch: AeadBatch, here: OpenOne): Array<Uint8Array | undefined> {
+  const { count, keys, nonces, bytes, ends } = batch;
+  const out: Array<Uint8Array | undefined> = [];
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    const aad = bytes.subarray(start, ends[2 * i]);
+    const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+    start = ends[2 * i + 1]!;
+    out.push(
+      here(keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), sealed, aad),
+    );
+  }
+  keys.fill(0);
+  return out;
+}
+
+/** `parts` back to back in one buffer, and where each ends. */
+function pack(parts: readonly Uint8Array[]): Packed {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const bytes = new Uint8Array(length);
+  const ends = new Uint32Array(parts.length);
+  let at = 0;
+  parts.forEach((part, i) => {
+    bytes.set(part, at);
+    ends[i] = at += part.length;
+  });
+  return { bytes, ends };
+}
+
+/**
+ * Up to `size` workers, started on first use. A worker without a job is unref'd, so an idle
+ * pool never keeps the process alive; a worker that fails fails its jobs with
+ * `unavailable` and is replaced on the next use.
+ */
+export class CryptoPool {
+  #threads: Thread[] = [];
+  #next = 0;
+  #job = 0;
+  /** Set when workers could not start here: everything is then done in this thread. */
+  #unavailable = false;
+
+  constructor(
+    private readonly workers: WorkerThreadsModule,
+    private readonly size: number,
+  ) {}
+
+  /**
+   * Signatures of `messages` by the key of `jwk`, in order; `here` signs one in this thread,
+   * for a few messages and where workers can't start.
+   */
+  async sign(
+    jwk: Ed25519Jwk,
+    messages: readonly Uint8Array[],
+    here: (message: Uint8Array) => Uint8Array,
+  ): Promise<Uint8Array[]> {
+    const shares = this.#shares(messages.length);
+    if (shares === 0) return messages.map((m) => here(m));
+    const out: Uint8Array[] = [];
+    for (const { out: signatures } of await this.#split(messages, shares, (part) => {
+      const { bytes, ends } = pack(part);
+      return [{ kind: 'sign', jwk, bytes, ends }, [bytes.buffer, ends.buffer]];
+    }))
+      for (let i = 0; i < signatures.length; i += 64) out.push(signatures.slice(i, i + 64));
+    return out;
+  }
+
+  /**
+   * The plaintexts of `batch`, in order, `undefined` where the tag does not match: on one
+   * worker (a caller wanting more cores sends more batches); by `here`, one at a time, where
+   * workers can't start. Its buffers move to the worker, which wipes the keys once used.
+   */
+  async open(batch: AeadBatch, here: OpenOne): Promise<Array<Uint8Array | undefined>> {
+    if (!this.#start(1)) return openEach(batch, here);
+    const { count, keys, nonces, bytes, ends } = batch;
+    const request = { kind: 'open', count, keys, nonces, bytes, ends } as const;
+    const { out: plain, lengths } = await this.#post(request, [
+      keys.buffer,
+      nonces.buffer,
+      bytes.buffer,
+      ends.buffer,
+    ]);
+    const out: Array<Uint8Array | undefined> = [];
+    let at = 0;
+    for (const length of lengths!)
+      out.push(length < 0 ? undefined : plain.subarray(at, (at += length)));
+    return out;
+  }
+
+  /** Ends every worker; jobs under way fail. */
+  async close(): Promise<void> {
+    const threads = this.#threads;
+    this.#threads = [];
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+
+  /** Workers to share `n` items among, started; 0 when they are done here instead. */
+  #shares(n: number): number {
+    const shares = Math.min(this.size, Math.floor(n / MIN_SHARE));
+    return shares >= 1 && this.#start(shares) ? shares : 0;
+  }
+
+  /** `items` in `shares` near-equal parts, each a job made by `request`, and their answers. */
+  #split<T>(
+    items: readonly T[],
+    shares: number,
+    request: (part: readonly T[]) => [Job, ArrayBuffer[]],
+  ): Promise<Answer[]> {
+    const per = Math.ceil(items.length / shares);
+    const parts: Array<Promise<Answer>> = [];
+    for (let at = 0; at < items.length; at += per) {
+      const [body, transfer] = request(items.slice(at, at + per));
+      parts.push(this.#post(body, transfer));
+    }
+    return Promise.all(parts);
+  }
+
+  /** Starts workers up to `n`; false when they can't start here. */
+  #start(n: number): boolean {
+    if (this.#unavailable) return false;
+    try {
+      while (this.#threads.length < n) this.#threads.push(this.#spawn());
+    } catch {
+      // No workers here (a runtime without eval workers, a sandbox): done in this thread.
+      this.#unavailable = true;
+      void this.close();
+      return false;
+    }
+    return true;
+  }
+
+  #spawn(): Thread {
+    const worker = new this.workers.Worker(WORKER_CODE, { eval: true });
+    worker.unref();
+    const thread: Thread = { worker, pending: new Map() };
+    const fail = (cause: unknown) => {
+      this.#threads = this.#threads.filter((t) => t !== thread);
+      const error = new MincaError('unavailable', 'a crypto worker failed', { cause });
+      for (const job of [...thread.pending.keys()]) this.#settle(thread, job)?.reject(error);
+    };
+    worker.on('message', (reply) => {
+      const pending = this.#settle(thread, reply.job);
+      if (!pending) return;
+      if ('error' in reply)
+        pending.reject(new MincaError('unavailable', `a crypto worker failed: ${reply.error}`));
+      else
+        pending.resolve({
+          out: new Uint8Array(reply.out.buffer, reply.out.byteOffset, reply.out.length),
+          ...(reply.lengths ? { lengths: reply.lengths } : {}),
+        });
+    });
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the worker exited (${code})`)));
+    return thread;
+  }
+
+  #post(body: Job, transfer: ArrayBuffer[]): Promise<Answer> {
+    const thread = this.#threads[this.#next++ % this.#threads.length]!;
+    const job = this.#job++;
+    return new Promise<Answer>((resolve, reject) => {
+      // Held while it has a job: a process waiting on one must not exit under it.
+      if (thread.pending.size === 0) thread.worker.ref();
+      thread.pending.set(job, { resolve, reject });
+      thread.worker.postMessage({ ...body, job }, transfer);
+    });
+  }
+
+  /** Takes job `job` off `thread`, letting the worker go once it has no job left. */
+  #settle(thread: Thread, job: number): Pending | undefined {
+    const pending = thread.pending.get(job);
+    if (!pending) return undefined;
+    thread.pending.delete(job);
+    if (thread.pending.size === 0) thread.worker.unref();
+    return pending;
+  }
+}
