@@ -63,6 +63,11 @@ export interface BodyCache {
    */
   readonly capacity?: number;
   get(id: VersionKey): Uint8Array | undefined;
+  /**
+   * A body held, without counting as a use, optional: for a listing reading past the cache,
+   * whose reads would otherwise reorder it for bodies it will not read again soon.
+   */
+  peek?(id: VersionKey): Uint8Array | undefined;
   set(id: VersionKey, body: Uint8Array): void;
   delete(id: VersionKey): void;
 }

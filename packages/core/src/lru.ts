@@ -32,6 +32,10 @@ export class LruBodyCache implements BodyCache {
     return body;
   }
 
+  peek(id: VersionKey): Uint8Array | undefined {
+    return this.#bodies.get(id);
+  }
+
   set(id: VersionKey, body: Uint8Array): void {
     this.#bodies.delete(id);
     this.#bodies.set(id, body);

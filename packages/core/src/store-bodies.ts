@@ -53,10 +53,14 @@ export class VersionBodies {
   /**
    * The encoded bytes of `ids`, in order, `undefined` where missing, without decoding them: for
    * copying versions elsewhere (mirrors). Bytes read from the adapter are checked against their
-   * id, and cached unless `keep` is false.
+   * id, and cached unless `keep` is false (when the cache's own are not counted as used either).
    */
   async bytes(ids: readonly string[], keep = true): Promise<Array<Uint8Array | undefined>> {
-    const out: Array<Uint8Array | undefined> = ids.map((id) => this.#cache.get(id));
+    // Read past the cache, a body it holds is not a use that should keep it longer.
+    const cache = this.#cache;
+    const out: Array<Uint8Array | undefined> = ids.map((id) =>
+      !keep && cache.peek ? cache.peek(id) : cache.get(id),
+    );
     const missing = ids.flatMap((_, i) => (out[i] ? [] : [i]));
     if (missing.length === 0) return out;
     const read = await readVersions(

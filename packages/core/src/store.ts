@@ -27,8 +27,8 @@ import { readStoredSets, rebuildIndex } from './index-read.js';
 import { LruBodyCache } from './lru.js';
 import { unnamedFiles } from './named-files.js';
 import type { NegentropySnapshot } from './negentropy/set.js';
-import { RecordCache, recordOf } from './record-cache.js';
-import { CollectionState, type RecordState, type VersionMeta } from './record-state.js';
+import { COLLECTION_CACHE_VERSIONS, RecordCache, recordOf } from './record-cache.js';
+import { CollectionState, RecordState, type VersionMeta } from './record-state.js';
 import { VersionBodies } from './store-bodies.js';
 import { readEntries, writeCommit } from './store-io.js';
 import { planVersions } from './store-plan.js';
@@ -236,6 +236,29 @@ export class Store {
     }
     if (generation === this.#generation) this.#records.keepCollection(collection, state);
     return state;
+  }
+
+  /**
+   * The records of `collection` by id, to read through once (a listing): the kept collection's
+   * when kept; one too large to keep is read from the index into its records alone, without
+   * the map of its versions a kept one needs.
+   */
+  async recordStates(collection: string): Promise<ReadonlyMap<string, RecordState>> {
+    this.#check();
+    if (this.count(collection) <= COLLECTION_CACHE_VERSIONS || this.#records.hasWhole(collection))
+      return (await this.records(collection)).records;
+    const out = new Map<string, RecordState>();
+    const prefix = collectionIndexPrefix(collection);
+    // A record's entries are together: they share its prefix.
+    let state = new RecordState();
+    for (const [key, value] of await readEntries(this.#adapter, prefix)) {
+      const meta = this.#decode(key, value);
+      const end = key.indexOf('/', prefix.length);
+      if (!meta || meta.record !== key.slice(prefix.length, end < 0 ? undefined : end)) continue;
+      if (out.get(meta.record) !== state) out.set(meta.record, (state = new RecordState()));
+      state.add(meta);
+    }
+    return out;
   }
 
   /** Every version of `collection`, read from the index when not kept. */

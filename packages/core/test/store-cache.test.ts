@@ -6,9 +6,11 @@ import type { BodyCache, StorageAdapter } from '../src/adapter.js';
 import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
 import { LruBodyCache } from '../src/lru.js';
+import { COLLECTION_CACHE_VERSIONS } from '../src/record-cache.js';
+import type { RecordState } from '../src/record-state.js';
 import { randomKey } from '../src/seal.js';
 import { DEFAULT_BODY_CACHE, Store } from '../src/store.js';
-import { createVersion } from '../src/version.js';
+import { createVersion, createVersions, type VersionDraft } from '../src/version.js';
 import { fakeStores } from './fake-adapter.js';
 import { nodeFixture } from './sync-helpers.js';
 
@@ -118,5 +120,53 @@ describe('the body cache', () => {
     // And the 16 the cache could hold are read through it again.
     expect(await node.records.list(space, 'app.post', { limit: 16 })).toEqual(all.slice(0, 16));
     expect(cached()).toBe(16);
+  });
+});
+
+describe('a collection too large to keep', () => {
+  it('gives a listing its records from the index as whole reads of it judge them', async () => {
+    const made = await createVersions(
+      Array.from({ length: COLLECTION_CACHE_VERSIONS + 100 }, (_, i) => ({
+        space,
+        collection: 'app.post',
+        record: `r${i}`,
+        supersedes: [],
+        timestamp: 1_000 + i,
+        files: [],
+        body: { i },
+      })),
+      spaceKey,
+      key,
+      { perSignature: 64 },
+    );
+    // r0 replaced, r1 with two heads (the later one wins), r2 deleted.
+    const changes: Array<Pick<VersionDraft, 'record' | 'supersedes' | 'timestamp' | 'body'>> = [
+      { record: 'r0', supersedes: [made[0]!.id], timestamp: 9_000, body: { again: 0 } },
+      { record: 'r1', supersedes: [made[1]!.id], timestamp: 9_001, body: { a: 1 } },
+      { record: 'r1', supersedes: [made[1]!.id], timestamp: 9_002, body: { b: 1 } },
+      { record: 'r2', supersedes: [made[2]!.id], timestamp: 9_003, body: null },
+    ];
+    const later = await createVersions(
+      changes.map((v) => ({ space, collection: 'app.post', files: [], ...v })),
+      spaceKey,
+      key,
+    );
+    const store = await Store.open(await fakeStores().open('s'));
+    await store.commit({ versions: [...made, ...later] });
+    const states = await store.recordStates('app.post');
+    const whole = (await store.records('app.post')).records;
+    expect(states.size).toBe(COLLECTION_CACHE_VERSIONS + 100);
+    const judged = (map: ReadonlyMap<string, RecordState>) =>
+      [...map].map(([id, s]) => [id, s.winner()?.id, s.conflicts().map((m) => m.id)]);
+    expect(judged(states)).toEqual(judged(whole));
+    expect(states.get('r0')!.winner()!.id).toBe(later[0]!.id);
+    expect(states.get('r1')!.winner()!.id).toBe(later[2]!.id);
+    expect(
+      states
+        .get('r1')!
+        .conflicts()
+        .map((m) => m.id),
+    ).toEqual([later[1]!.id]);
+    expect(states.get('r2')!.winner()!.deleted).toBe(true);
   });
 });

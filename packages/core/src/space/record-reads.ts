@@ -67,7 +67,7 @@ export async function listRecords(
   assertCollectionName(collection);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   if (!(limit >= 0)) throw new RangeError('limit must be a number >= 0');
-  const { records } = await space.store.records(collection);
+  const records = await space.store.recordStates(collection);
   // The ids alone are sorted: the default order is by UTF-16 code units, as `<` compares.
   const ids = [...records.keys()];
   const order = options.order ?? 'id';
