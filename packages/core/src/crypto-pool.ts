@@ -1,7 +1,7 @@
 /**
- * Ed25519 signing and ChaCha20-Poly1305 opening of many messages on a few worker threads, each
- * doing its share with `node:crypto`: how `nodeCrypto` signs a `putMany` and opens the bodies
- * of a listing on every core. Only the platform's primitives run there; what is signed and how
+ * Ed25519 signing and verifying and ChaCha20-Poly1305 opening of many messages on a few worker
+ * threads, each doing its share with `node:crypto`: how `nodeCrypto` signs a `putMany`, checks
+ * the signatures of versions coming in and opens the bodies of a listing on every core. Only the platform's primitives run there; what is signed and how
  * a body's key, nonce and associated data are made stays in core. Core imports no platform API:
  * the caller hands in `node:worker_threads`, and the workers' code is a string run as a CommonJS
  * worker. Where workers can't start, the work is done here, one message after another.
@@ -42,7 +42,8 @@ interface Packed {
 /** A job, before its number. */
 type Job =
   | ({ kind: 'sign'; jwk: Ed25519Jwk } & Packed)
-  | ({ kind: 'open'; count: number; keys: Uint8Array; nonces: Uint8Array } & Packed);
+  | ({ kind: 'open'; count: number; keys: Uint8Array; nonces: Uint8Array } & Packed)
+  | ({ kind: 'verify'; keys: Uint8Array; signatures: Uint8Array } & Packed);
 
 /** What a job comes back as. */
 interface Answer {
@@ -52,7 +53,8 @@ interface Answer {
 
 /**
  * A job's answer: signatures (64 bytes each), or plaintexts back to back with each one's length
- * (-1 where the tag did not match), or why it failed.
+ * (-1 where the tag did not match), or a byte a signature (1 where it verifies), or why it
+ * failed.
  */
 type Reply = ({ job: number } & Answer) | { job: number; error: string };
 
@@ -60,8 +62,33 @@ type Reply = ({ job: number } & Answer) | { job: number; error: string };
 // opening's keys are wiped once used.
 const WORKER_CODE = `
 const { parentPort } = require('node:worker_threads');
-const { createPrivateKey, sign, createDecipheriv } = require('node:crypto');
+const { createPrivateKey, createPublicKey, sign, verify, createDecipheriv } = require('node:crypto');
 let lastD, lastKey;
+const publicKeys = new Map();
+function publicKey(bytes) {
+  const x = Buffer.from(bytes).toString('base64url');
+  let key = publicKeys.get(x);
+  if (!key) {
+    if (publicKeys.size >= 1024) publicKeys.delete(publicKeys.keys().next().value);
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+    publicKeys.set(x, key);
+  }
+  return key;
+}
+function verifyAll({ keys, bytes, ends, signatures }) {
+  const out = new Uint8Array(ends.length);
+  let start = 0;
+  for (let i = 0; i < ends.length; i++) {
+    try {
+      const key = publicKey(keys.subarray(32 * i, 32 * i + 32));
+      out[i] = verify(null, bytes.subarray(start, ends[i]), key, signatures.subarray(64 * i, 64 * i + 64)) ? 1 : 0;
+    } catch {
+      out[i] = 0;
+    }
+    start = ends[i];
+  }
+  return { out };
+}
 function signAll({ jwk, bytes, ends }) {
   if (jwk.d !== lastD) { lastKey = createPrivateKey({ key: jwk, format: 'jwk' }); lastD = jwk.d; }
   const out = new Uint8Array(64 * ends.length);
@@ -98,7 +125,10 @@ function openAll({ count: n, keys, nonces, bytes, ends }) {
 }
 parentPort.on('message', (request) => {
   try {
-    const reply = request.kind === 'open' ? openAll(request) : signAll(request);
+    const reply =
+      request.kind === 'open' ? openAll(request)
+      : request.kind === 'verify' ? verifyAll(request)
+      : signAll(request);
     reply.job = request.job;
     const transfer = [reply.out.buffer];
     if (reply.lengths) transfer.push(reply.lengths.buffer);
@@ -120,6 +150,13 @@ interface Pending {
 interface Thread {
   worker: WorkerHandle;
   pending: Map<number, Pending>;
+}
+
+/** One signature to check: a 32-byte public key, a message, a 64-byte signature. */
+export interface SignatureCheck {
+  publicKey: Uint8Array;
+  message: Uint8Array;
+  signature: Uint8Array;
 }
 
 /** ChaCha20-Poly1305 opening one: the plaintext, or `undefined` where the tag does not match. */
@@ -195,6 +232,33 @@ export class CryptoPool {
       return [{ kind: 'sign', jwk, bytes, ends }, [bytes.buffer, ends.buffer]];
     }))
       for (let i = 0; i < signatures.length; i += 64) out.push(signatures.slice(i, i + 64));
+    return out;
+  }
+
+  /**
+   * Whether each of `checks` is its key's Ed25519 signature of its message (RFC 8032 strictly,
+   * as node:crypto verifies); `here` checks one in this thread, for a few and where workers
+   * can't start.
+   */
+  async verify(
+    checks: readonly SignatureCheck[],
+    here: (check: SignatureCheck) => Promise<boolean>,
+  ): Promise<boolean[]> {
+    const shares = this.#shares(checks.length);
+    if (shares === 0) return Promise.all(checks.map(here));
+    const out: boolean[] = [];
+    for (const { out: answers } of await this.#split(checks, shares, (part) => {
+      const keys = new Uint8Array(32 * part.length);
+      const signatures = new Uint8Array(64 * part.length);
+      part.forEach((c, i) => {
+        keys.set(c.publicKey, 32 * i);
+        signatures.set(c.signature, 64 * i);
+      });
+      const { bytes, ends } = pack(part.map((c) => c.message));
+      const request = { kind: 'verify', keys, signatures, bytes, ends } as const;
+      return [request, [keys.buffer, signatures.buffer, bytes.buffer, ends.buffer]];
+    }))
+      for (const answer of answers) out.push(answer === 1);
     return out;
   }
 

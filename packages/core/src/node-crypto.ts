@@ -19,7 +19,7 @@
  * ```
  */
 import { base64urlnopad } from '@scure/base';
-import { CryptoPool, type WorkerThreadsModule } from './crypto-pool.js';
+import { CryptoPool, type SignatureCheck, type WorkerThreadsModule } from './crypto-pool.js';
 import type { PlatformAead, PlatformCrypto } from './keys.js';
 
 export type { WorkerThreadsModule } from './crypto-pool.js';
@@ -27,11 +27,12 @@ export type { WorkerThreadsModule } from './crypto-pool.js';
 /** How {@link nodeCrypto} signs and opens many messages at once. */
 export interface NodeCryptoOptions {
   /**
-   * `node:worker_threads`: many signatures at once (a `putMany`) are made, and many bodies at
-   * once (a listing) opened, on worker threads. Workers without a job never keep the process
-   * alive; where they can't start, everything is done in the calling thread. A worker that
-   * fails fails the write (`unavailable`), which then stores nothing; a listing then opens its
-   * bodies in the calling thread.
+   * `node:worker_threads`: many signatures at once (a `putMany`) are made, many checked at once
+   * (the versions of a message coming in), and many bodies at once (a listing) opened, on worker
+   * threads. Workers without a job never keep the process alive; where they can't start,
+   * everything is done in the calling thread. A worker that fails fails the write
+   * (`unavailable`), which then stores nothing; checks and listings are then done in the
+   * calling thread.
    */
   workers?: WorkerThreadsModule;
   /**
@@ -119,6 +120,39 @@ function aead(crypto: NodeCryptoModule): PlatformAead {
   };
 }
 
+/** A signature check waiting for its turn's batch. */
+interface Queued extends SignatureCheck {
+  /** Checks it in this thread, for a few and where workers fail. */
+  here(): Promise<boolean>;
+  resolve(ok: boolean): void;
+}
+
+/**
+ * Signature checks asked for in one go (a message's versions are checked all at once) sent to
+ * the pool together, once the caller's synchronous run ends. Where the workers fail, each is
+ * checked in this thread: a check never fails open.
+ */
+function verifyBatcher(pool: () => CryptoPool) {
+  let queued: Queued[] = [];
+  const flush = () => {
+    const batch = queued;
+    queued = [];
+    pool()
+      .verify(batch, (c) => (c as Queued).here())
+      .then(
+        (oks) => batch.forEach((c, i) => c.resolve(oks[i] === true)),
+        () => {
+          for (const c of batch) void c.here().then(c.resolve);
+        },
+      );
+  };
+  return (check: Omit<Queued, 'resolve'>) =>
+    new Promise<boolean>((resolve) => {
+      if (queued.length === 0) void Promise.resolve().then(flush);
+      queued.push({ ...check, resolve });
+    });
+}
+
 /** An Ed25519 key as JWK: the one private key format without ASN.1 framing. */
 const jwkOf = (secret: Uint8Array, publicKey: Uint8Array) =>
   ({
@@ -148,6 +182,7 @@ export function nodeCrypto(
   // One pool for every key and job: a node signs with one key, and the workers take the key
   // per job.
   let pool: CryptoPool | undefined;
+  let batcher: ReturnType<typeof verifyBatcher> | undefined;
   const { workers } = options;
   const cipher = aead(crypto);
   return {
@@ -158,8 +193,8 @@ export function nodeCrypto(
         format: 'jwk',
       });
       // With a callback, node:crypto verifies on libuv's thread pool, as WebCrypto does.
-      return (message, signature) =>
-        new Promise((resolve) => {
+      const here = (message: Uint8Array, signature: Uint8Array) =>
+        new Promise<boolean>((resolve) => {
           try {
             crypto.verify(null, message, key as never, signature, (error, ok) =>
               resolve(error === null && ok === true),
@@ -168,6 +203,13 @@ export function nodeCrypto(
             resolve(false); // A signature of the wrong length, say.
           }
         });
+      if (!workers) return here;
+      const batch = (batcher ??= verifyBatcher(() => (pool ??= new CryptoPool(workers, threads))));
+      const own = publicKey.slice();
+      return (message, signature) =>
+        signature.length === 64
+          ? batch({ publicKey: own, message, signature, here: () => here(message, signature) })
+          : Promise.resolve(false);
     },
     ...(workers
       ? {

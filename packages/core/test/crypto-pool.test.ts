@@ -22,11 +22,14 @@ const messages = (n: number) =>
 type Listener = (value: never) => void;
 
 /**
- * A stand-in for `node:worker_threads` whose workers sign as told (`behave`), recording how
- * they were ref'd, so a pool's handling of failures and of the process can be checked.
+ * A stand-in for `node:worker_threads` whose workers sign (and, when signing, verify) as told
+ * (`behave`), recording how they were ref'd and each job's kind, so a pool's handling of
+ * failures and of the process can be checked.
  */
 function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
   const started: FakeWorker[] = [];
+  /** The kind of each job posted. */
+  const jobs: string[] = [];
   class FakeWorker implements WorkerHandle {
     readonly listeners = new Map<string, Listener[]>();
     /** Whether the worker holds the process (a Worker is ref'd from its start). */
@@ -49,8 +52,22 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
         bytes: Uint8Array;
         ends: Uint32Array;
       };
+      const { kind } = value as { kind: string };
+      jobs.push(kind);
       setTimeout(() => {
-        if ((value as { kind: string }).kind !== 'sign')
+        if (kind === 'verify' && behave === 'sign') {
+          // Checked as RFC 8032 strictly does, by noble.
+          const { keys, signatures } = value as { keys: Uint8Array; signatures: Uint8Array };
+          let start = 0;
+          const out = new Uint8Array(ends.length);
+          ends.forEach((end, i) => {
+            const [k, sig] = [keys.subarray(32 * i, 32 * i + 32), signatures.subarray(64 * i)];
+            out[i] = ed25519.verify(sig.subarray(0, 64), bytes.subarray(start, end), k) ? 1 : 0;
+            start = end;
+          });
+          return this.#emit('message', { job, out });
+        }
+        if (kind !== 'sign')
           return this.#emit('message', { job, error: 'this stand-in only signs' });
         if (behave === 'crash') return this.#emit('error', new Error('worker died'));
         if (behave === 'refuse') return this.#emit('message', { job, error: 'bad key' });
@@ -74,7 +91,7 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
       return 0;
     }
   }
-  return { module: { Worker: FakeWorker } as unknown as WorkerThreadsModule, started };
+  return { module: { Worker: FakeWorker } as unknown as WorkerThreadsModule, started, jobs };
 }
 
 const code = errorCode;
@@ -252,5 +269,52 @@ describe('opening on worker threads (nodeCrypto with workers)', () => {
       },
     };
     expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
+  });
+});
+
+describe('checking signatures on worker threads (nodeCrypto with workers)', () => {
+  const signed = async (n: number) =>
+    createVersions(
+      Array.from({ length: n }, (_, i) => draft({ body: { i } })),
+      randomKey(),
+      SigningKey.generate(),
+    );
+  /** The versions' bytes, the one at `at` with a byte of its signature (its last field) changed. */
+  const withBadSignature = (versions: Array<{ bytes: Uint8Array }>, at: number) =>
+    versions.map((v, i) => {
+      const bytes = v.bytes.slice();
+      if (i === at) bytes[bytes.length - 5]! ^= 1;
+      return bytes;
+    });
+
+  it('takes the versions of a message on real worker threads, and refuses one changed', async () => {
+    await make({
+      crypto: nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 2 }),
+    });
+    const versions = await signed(60);
+    const taken = await verifyDetached(versions.map((v) => v.bytes));
+    expect(taken.map((v) => v.id)).toEqual(versions.map((v) => v.id));
+    expect(await code(() => verifyDetached(withBadSignature(versions, 37)))).toBe(
+      'invalid_version',
+    );
+  });
+
+  it('sends the checks asked for together to the workers, and checks here when they fail', async () => {
+    const fake = fakeWorkers('sign');
+    await make({ crypto: nodeCrypto(nodeCryptoModule, { workers: fake.module, threads: 2 }) });
+    const versions = await signed(40);
+    fake.jobs.length = 0;
+    await verifyDetached(versions.map((v) => v.bytes));
+    expect(fake.jobs).toEqual(['verify', 'verify']);
+    expect(await code(() => verifyDetached(withBadSignature(versions, 3)))).toBe('invalid_version');
+    // Workers that fail every job: the same answers, from this thread.
+    const failing = fakeWorkers('refuse');
+    await make({ crypto: nodeCrypto(nodeCryptoModule, { workers: failing.module }) });
+    failing.jobs.length = 0;
+    await verifyDetached(versions.map((v) => v.bytes));
+    expect(failing.jobs).toContain('verify');
+    expect(await code(() => verifyDetached(withBadSignature(versions, 21)))).toBe(
+      'invalid_version',
+    );
   });
 });
