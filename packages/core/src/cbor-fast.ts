@@ -125,7 +125,7 @@ class Writer {
     if (proto !== Object.prototype && proto !== null) throw GIVE_UP;
     const keys = Object.keys(v as object);
     for (const key of keys) if (!isAscii(key)) throw GIVE_UP;
-    keys.sort(byEncoding);
+    if (keys.length > 1) keys.sort(byEncoding);
     this.head(5, keys.length);
     for (const key of keys) {
       const item = (v as Record<string, unknown>)[key];

@@ -119,7 +119,7 @@ function spaceBytes(space: string): Uint8Array {
 }
 
 const sortedIds = (hexes: readonly string[]): Uint8Array[] =>
-  [...new Set(hexes)].map(fromHex).sort(compareBytes);
+  hexes.length === 0 ? [] : [...new Set(hexes)].map(fromHex).sort(compareBytes);
 
 const concat = (a: Uint8Array, b: Uint8Array) => {
   const out = new Uint8Array(a.length + b.length);
