@@ -24,6 +24,23 @@ const GIVE_UP = Symbol('give up');
 /** Orders keys as RFC 8949 orders their encodings: ASCII text by length, then by character. */
 const byEncoding = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * Sorts keys by {@link byEncoding}: a few by insertion, in place, since `Array.prototype.sort`
+ * allocates its own state for every call, and every write encodes a few small maps.
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort(byEncoding);
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && byEncoding(keys[j]!, key) > 0; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+}
+
 class Writer {
   buf = new Uint8Array(1024);
   at = 0;
@@ -125,7 +142,7 @@ class Writer {
     if (proto !== Object.prototype && proto !== null) throw GIVE_UP;
     const keys = Object.keys(v as object);
     for (const key of keys) if (!isAscii(key)) throw GIVE_UP;
-    keys.sort(byEncoding);
+    sortKeys(keys);
     this.head(5, keys.length);
     for (const key of keys) {
       const item = (v as Record<string, unknown>)[key];

@@ -113,12 +113,9 @@ function writeIds(out: Uint8Array, at: number, ids: readonly Uint8Array[]): numb
 const bytesLength = (n: number) => headLength(n) + n;
 const idsLength = (ids: readonly Uint8Array[]) => headLength(ids.length) + ids.length * 34;
 
-/**
- * The envelope up to its body (`v` to `f`): what the body's seal binds. Every text must be
- * ASCII and every id 32 bytes; the caller checked the grammars.
- */
-export function encodeHeader(h: EnvelopeHeader): Uint8Array {
-  const length =
+/** Bytes of the envelope up to its body (`v` to `f`). */
+function headerBytes(h: EnvelopeHeader): number {
+  return (
     1 +
     headLength(ENVELOPE_FORMAT) +
     bytesLength(h.space.length) +
@@ -127,9 +124,13 @@ export function encodeHeader(h: EnvelopeHeader): Uint8Array {
     idsLength(h.supersedes) +
     headLength(h.timestamp) +
     bytesLength(h.author.length) +
-    idsLength(h.files);
-  const out = new Uint8Array(length);
-  let at = writeHead(out, 0, ARRAY, ITEMS);
+    idsLength(h.files)
+  );
+}
+
+/** Writes the envelope up to its body into `out` at `at`; returns where it ends. */
+function writeHeader(out: Uint8Array, start: number, h: EnvelopeHeader): number {
+  let at = writeHead(out, start, ARRAY, ITEMS);
   at = writeHead(out, at, UINT, ENVELOPE_FORMAT);
   at = writeBytes(out, at, h.space);
   at = writeAscii(out, at, h.collection);
@@ -137,17 +138,49 @@ export function encodeHeader(h: EnvelopeHeader): Uint8Array {
   at = writeIds(out, at, h.supersedes);
   at = writeHead(out, at, UINT, h.timestamp);
   at = writeBytes(out, at, h.author);
-  writeIds(out, at, h.files);
+  return writeIds(out, at, h.files);
+}
+
+/**
+ * The envelope up to its body (`v` to `f`): what the body's seal binds. Every text must be
+ * ASCII and every id 32 bytes; the caller checked the grammars.
+ */
+export function encodeHeader(h: EnvelopeHeader): Uint8Array {
+  const out = new Uint8Array(headerBytes(h));
+  writeHeader(out, 0, h);
   return out;
 }
 
-/** The header followed by the body's item: everything the signature covers. */
-export function encodeUnsigned(header: Uint8Array, body: Uint8Array | null): Uint8Array {
-  const out = new Uint8Array(header.length + (body === null ? 1 : bytesLength(body.length)));
-  out.set(header);
-  if (body === null) out[header.length] = NULL;
-  else writeBytes(out, header.length, body);
-  return out;
+/** An envelope up to its signature, built in one buffer for its body to be sealed in place. */
+export interface UnsignedDraft {
+  /** `prefix`, then the header, the sealed body's head and room for its bytes. */
+  bytes: Uint8Array;
+  /** The header: a view of `bytes`. */
+  header: Uint8Array;
+  /** Where the sealed body's bytes go. */
+  bodyAt: number;
+}
+
+/**
+ * `prefix` (what a signature covers before the envelope), then the header followed by the
+ * body's item, everything the signature covers, with room for a sealed body of `bodyBytes`
+ * (-1: a tombstone) for the caller to write. As {@link encodeHeader}, the caller checked the
+ * grammars.
+ */
+export function unsignedAfter(
+  prefix: Uint8Array,
+  h: EnvelopeHeader,
+  bodyBytes: number,
+): UnsignedDraft {
+  const start = prefix.length;
+  const headerEnd = start + headerBytes(h);
+  const out = new Uint8Array(headerEnd + (bodyBytes < 0 ? 1 : bytesLength(bodyBytes)));
+  out.set(prefix);
+  writeHeader(out, start, h);
+  let bodyAt = headerEnd;
+  if (bodyBytes >= 0) bodyAt = writeHead(out, headerEnd, BYTES, bodyBytes);
+  else out[headerEnd] = NULL;
+  return { bytes: out, header: out.subarray(start, headerEnd), bodyAt };
 }
 
 /** The whole envelope: the unsigned part and the signature's item (one signature, or a batch's proof). */

@@ -60,18 +60,35 @@ function saltedNonce(saltBytes: Uint8Array, aad: Uint8Array): Uint8Array {
   return sha256(nonceInputOf(saltBytes, aad)).subarray(0, NONCE_BYTES);
 }
 
+/** Bytes {@link sealSalted} makes of `n` bytes of plaintext. */
+export const saltedLength = (n: number): number => SALT_BYTES + n + 16;
+
 /**
  * Seals `plaintext` bound to `aad`, with 8 random bytes in front instead of a 24-byte nonce:
  * the nonce is SHA-256(salt ‖ aad), so it repeats only if both do. For version bodies (spec 05
  * §3.3), whose `aad` names their space, record, author and time, which a writer never repeats.
  */
 export function sealSalted(key: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Uint8Array {
+  const out = new Uint8Array(saltedLength(plaintext.length));
+  sealSaltedInto(key, plaintext, aad, out, 0);
+  return out;
+}
+
+/**
+ * What {@link sealSalted} gives, written into `out` at `at` ({@link saltedLength} bytes): a
+ * version is built in one buffer, not copied from one to the next.
+ */
+export function sealSaltedInto(
+  key: Uint8Array,
+  plaintext: Uint8Array,
+  aad: Uint8Array,
+  out: Uint8Array,
+  at: number,
+): void {
   checkKey(key);
   const saltBytes = pooledRandom(SALT_BYTES);
-  const out = new Uint8Array(SALT_BYTES + plaintext.length + 16);
-  out.set(saltBytes);
-  out.set(xchachaSeal(key, saltedNonce(saltBytes, aad), plaintext, aad), SALT_BYTES);
-  return out;
+  out.set(saltBytes, at);
+  out.set(xchachaSeal(key, saltedNonce(saltBytes, aad), plaintext, aad), at + SALT_BYTES);
 }
 
 /**

@@ -20,11 +20,23 @@ const MAX_PAGE_ITEMS = 1 << 16;
 
 export const pagesOf = (collection: string) => `${PAGE_PREFIX}${collection}/`;
 
+/**
+ * Page keys by the room (block.ts) of the blocks they name: a block appended to starts with the
+ * same item as the one before it, so a put into the last block names the same page again.
+ */
+const roomKeys = new WeakMap<object, { collection: string; key: string }>();
+
 /** The key of the page holding `block`. */
 export function pageKey(collection: string, block: Block): string {
+  // A room's first item never changes, and a block with one starts at it (block.ts, appendTo).
+  const room = block.room;
+  const known = room && roomKeys.get(room);
+  if (known && known.collection === collection) return known.key;
   const hi = block.hi[0]!.toString(16).padStart(8, '0');
   const lo = block.lo[0]!.toString(16).padStart(8, '0');
-  return `${pagesOf(collection)}${hi}${lo}${toHex(block.ids.subarray(0, 32))}`;
+  const key = `${pagesOf(collection)}${hi}${lo}${toHex(block.ids.subarray(0, 32))}`;
+  if (room) roomKeys.set(room, { collection, key });
+  return key;
 }
 
 export function encodePage(block: Block): Uint8Array {

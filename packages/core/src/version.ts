@@ -10,17 +10,16 @@ import { encodeCbor } from './encoding.js';
 import {
   type BatchProof,
   ENVELOPE_FORMAT,
-  encodeHeader,
   encodeSigned,
-  encodeUnsigned,
   type ParsedEnvelope,
   parseEnvelope,
+  unsignedAfter,
 } from './envelope.js';
 import { MincaError } from './errors.js';
 import { hashId, RECORD_ID, SPACE_ID } from './ids.js';
 import { didFromPublicKey, type SigningKey, verifyEd25519 } from './keys.js';
 import { isCollectionName } from './names.js';
-import { SEAL_OVERHEAD, sealSalted } from './seal.js';
+import { SEAL_OVERHEAD, saltedLength, sealSaltedInto } from './seal.js';
 import { bodyAad } from './version-open.js';
 
 export const VERSION_FORMAT = ENVELOPE_FORMAT;
@@ -120,7 +119,7 @@ function spaceBytes(space: string): Uint8Array {
 }
 
 const sortedIds = (hexes: readonly string[]): Uint8Array[] =>
-  [...new Set(hexes)].map(fromHex).sort(compareBytes);
+  hexes.length === 0 ? [] : [...new Set(hexes)].map(fromHex).sort(compareBytes);
 
 const concat = (a: Uint8Array, b: Uint8Array) => {
   const out = new Uint8Array(a.length + b.length);
@@ -131,7 +130,9 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
 
 /** A version made here before its signature: what it says, and the bytes signed. */
 interface Prepared {
-  /** The envelope up to its signature, sealed: what is signed. */
+  /** What its own signature covers: the signing context, then `unsigned`. */
+  message: Uint8Array;
+  /** The envelope up to its signature, sealed (a view of `message`). */
   unsigned: Uint8Array;
   /** The body's plaintext, `null` for a tombstone. */
   plain: Uint8Array | null;
@@ -159,16 +160,7 @@ function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Pr
   if (supersedes.length > MAX_SUPERSEDES)
     throw new MincaError('too_large', `a version supersedes at most ${MAX_SUPERSEDES} others`);
   const files = sortedIds(draft.files);
-  const header = encodeHeader({
-    space: spaceBytes(draft.space),
-    collection: draft.collection,
-    record: draft.record,
-    supersedes,
-    timestamp: draft.timestamp,
-    author: key.publicKey,
-    files,
-  });
-  let b: Uint8Array | null = null;
+  const space = spaceBytes(draft.space);
   let plain: Uint8Array | null = null;
   if (draft.body !== null) {
     assertBody(draft.body);
@@ -179,8 +171,27 @@ function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Pr
         `body is ${plain.length} bytes, over ${MAX_BODY_BYTES}; put large things in a file`,
       );
     }
-    b = sealSalted(spaceKey, plain, bodyAad(header));
   }
+  // Built in one buffer, the body sealed in place: each buffer and copy more costs a put.
+  const bodyBytes = plain === null ? -1 : saltedLength(plain.length);
+  const {
+    bytes: message,
+    header,
+    bodyAt,
+  } = unsignedAfter(
+    SIGNING_CONTEXT,
+    {
+      space,
+      collection: draft.collection,
+      record: draft.record,
+      supersedes,
+      timestamp: draft.timestamp,
+      author: key.publicKey,
+      files,
+    },
+    bodyBytes,
+  );
+  if (plain !== null) sealSaltedInto(spaceKey, plain, bodyAad(header), message, bodyAt);
   // The fields as decodeVersion reads them back (the space id checked lowercase base32, ids
   // sorted lowercase hex): the version test checks the two agree.
   const fields = {
@@ -192,7 +203,8 @@ function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Pr
     author: key.did,
     files: files.map(toHex),
   };
-  return { unsigned: encodeUnsigned(header, b), plain, fields, bodyBytes: b ? b.length : -1 };
+  const unsigned = message.subarray(SIGNING_CONTEXT.length);
+  return { message, unsigned, plain, fields, bodyBytes };
 }
 
 /** Seals, signs and encodes a new version. */
@@ -238,7 +250,7 @@ export async function sealVersions(
   if (drafts.length === 1) {
     // One version: its own signature, without the batch's bookkeeping.
     const prepared = prepare(drafts[0]!, spaceKey, key);
-    const g = await key.sign(concat(SIGNING_CONTEXT, prepared.unsigned));
+    const g = await key.sign(prepared.message);
     return [{ version: signed(prepared, g), plain: prepared.plain }];
   }
   const out: SealedVersion[] = new Array(drafts.length);
@@ -255,7 +267,7 @@ export async function sealVersions(
       const first = start + at;
       if (run.length === 1) {
         const one = run[0]!;
-        messages.push(concat(SIGNING_CONTEXT, one.unsigned));
+        messages.push(one.message);
         finish.push((g) => {
           out[first] = { version: signed(one, g), plain: one.plain };
         });

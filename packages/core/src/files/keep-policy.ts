@@ -38,6 +38,8 @@ export interface SpaceFilesContext {
 
 export class KeepPolicy {
   #passTimer: unknown;
+  /** When the pass timer set by {@link recordsChanged} is due, by `context.now()`. */
+  #passDue: number | undefined;
   /** When the first change not yet passed over came. */
   #firstChange: number | undefined;
   #passing: Promise<void> | undefined;
@@ -67,7 +69,12 @@ export class KeepPolicy {
       FILES_AFTER_CHANGE_MS,
       this.#firstChange + 2 * FILES_AFTER_CHANGE_MS - now,
     );
-    this.schedule(Math.max(0, wait), true);
+    const ms = Math.max(0, wait);
+    // Changes in the same millisecond (puts one after another) move the pass to the same time:
+    // the timer set for it stands, rather than being cleared and set again for each.
+    if (this.#passTimer !== undefined && this.#passDue === now + ms) return;
+    this.schedule(ms, true);
+    this.#passDue = now + ms;
   }
 
   /** New limits: applied now (dropping past `keep`, fetching what now fits `ahead`). */
@@ -118,6 +125,7 @@ export class KeepPolicy {
       if (ms > 0 && !postpone) return;
       clearTimer(this.#passTimer);
     }
+    this.#passDue = undefined;
     this.#passTimer = setTimer(() => {
       this.#passTimer = undefined;
       this.#firstChange = undefined;

@@ -12,9 +12,11 @@ for (let d = 0; d < 16; d++) HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
 
 export class ItemBuffer {
   count = 0;
-  #ids = new Uint8Array(32 * 16);
-  #hi = new Uint32Array(16);
-  #lo = new Uint32Array(16);
+  // Room for one item to start: typed arrays of up to 64 bytes live on the JS heap, larger
+  // ones cost an allocation of their own, and a put adds one item.
+  #ids = new Uint8Array(32);
+  #hi = new Uint32Array(1);
+  #lo = new Uint32Array(1);
   readonly #halves = new Uint32Array(2);
 
   /**
@@ -70,9 +72,9 @@ export class ItemBuffer {
   take(): PackedItems {
     const items = sortItems(this.count, this.#ids, this.#hi, this.#lo);
     this.count = 0;
-    this.#ids = new Uint8Array(32 * 16);
-    this.#hi = new Uint32Array(16);
-    this.#lo = new Uint32Array(16);
+    this.#ids = new Uint8Array(32);
+    this.#hi = new Uint32Array(1);
+    this.#lo = new Uint32Array(1);
     return items;
   }
 }

@@ -62,6 +62,8 @@ export function sortItems(
   hi: Uint32Array,
   lo: Uint32Array,
 ): PackedItems {
+  // One item (a put's) is in order already.
+  if (count === 1) return { n: 1, ids: ids.slice(0, 32), hi: hi.slice(0, 1), lo: lo.slice(0, 1) };
   // The first four id bytes as a big-endian word settle almost every tie on timestamp.
   const head = new Uint32Array(count);
   for (let i = 0; i < count; i++) {

@@ -70,7 +70,7 @@ export async function sealWrites(
     );
   const out: SealedVersion[] = new Array(writes.length);
   const made = new Map<string, string>();
-  let pending = writes.map((write, at) => ({ ...write, at }));
+  let pending = writes.map(({ id, body }, at) => ({ id, body, at }));
   while (pending.length > 0) {
     const round: typeof pending = [];
     const later: typeof pending = [];
