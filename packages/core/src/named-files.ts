@@ -46,6 +46,24 @@ export async function unnamedFiles(adapter: StorageAdapter): Promise<string[]> {
 }
 
 /**
+ * The records with a version naming files that may still be a head (`x/`, spec 05 §5.2): the
+ * only records whose files a space keeps, found in one listing of those entries.
+ */
+export async function fileRecords(
+  adapter: StorageAdapter,
+): Promise<Array<{ collection: string; record: string }>> {
+  const out: Array<{ collection: string; record: string }> = [];
+  let last = '';
+  for (const key of await adapter.list(FILE_INDEX_PREFIX)) {
+    const [, collection, record] = key.split('/');
+    if (!collection || !record || `${collection}/${record}` === last) continue;
+    last = `${collection}/${record}`;
+    out.push({ collection, record });
+  }
+  return out;
+}
+
+/**
  * Gives a store from before `y/` entries its `y/` entries, from its `x/` entries, once: until
  * then {@link unnamedFiles} would take every file of theirs for unnamed. Versions written since
  * write their own (store-plan.ts); a `y/` entry written here for a version superseded meanwhile

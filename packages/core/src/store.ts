@@ -17,7 +17,6 @@ import {
   collectionIndexPrefix,
   decodeMeta,
   decodeSummary,
-  FILE_INDEX_PREFIX,
   metaOf,
   recordIndexPrefix,
   SUMMARY_KEY,
@@ -25,7 +24,7 @@ import {
 } from './index-entries.js';
 import { readStoredSets, rebuildIndex } from './index-read.js';
 import { LruBodyCache } from './lru.js';
-import { unnamedFiles } from './named-files.js';
+import { fileRecords, unnamedFiles } from './named-files.js';
 import type { NegentropySnapshot } from './negentropy/set.js';
 import { COLLECTION_CACHE_VERSIONS, RecordCache, recordOf } from './record-cache.js';
 import { CollectionState, RecordState, type VersionMeta } from './record-state.js';
@@ -226,14 +225,7 @@ export class Store {
     const state = new CollectionState();
     if (!this.#sets.has(collection)) return state;
     const generation = this.#generation;
-    const prefix = collectionIndexPrefix(collection);
-    for (const [key, value] of await readEntries(this.#adapter, prefix)) {
-      const meta = this.#decode(key, value);
-      // The key's third part (a collection name holds no '/'), without splitting every key.
-      const end = key.indexOf('/', prefix.length);
-      if (meta && meta.record === key.slice(prefix.length, end < 0 ? undefined : end))
-        state.add(meta);
-    }
+    for (const meta of await this.#collectionMetas(collection)) state.add(meta);
     if (generation === this.#generation) this.#records.keepCollection(collection, state);
     return state;
   }
@@ -248,15 +240,25 @@ export class Store {
     if (this.count(collection) <= COLLECTION_CACHE_VERSIONS || this.#records.hasWhole(collection))
       return (await this.records(collection)).records;
     const out = new Map<string, RecordState>();
-    const prefix = collectionIndexPrefix(collection);
     // A record's entries are together: they share its prefix.
     let state = new RecordState();
-    for (const [key, value] of await readEntries(this.#adapter, prefix)) {
-      const meta = this.#decode(key, value);
-      const end = key.indexOf('/', prefix.length);
-      if (!meta || meta.record !== key.slice(prefix.length, end < 0 ? undefined : end)) continue;
+    for (const meta of await this.#collectionMetas(collection)) {
       if (out.get(meta.record) !== state) out.set(meta.record, (state = new RecordState()));
       state.add(meta);
+    }
+    return out;
+  }
+
+  /** The metas of `collection`'s index entries, in key order, each under the record it names. */
+  async #collectionMetas(collection: string): Promise<VersionMeta[]> {
+    const prefix = collectionIndexPrefix(collection);
+    const out: VersionMeta[] = [];
+    for (const [key, value] of await readEntries(this.#adapter, prefix)) {
+      const meta = this.#decode(key, value);
+      // The key's third part (a collection name holds no '/'), without splitting every key.
+      const end = key.indexOf('/', prefix.length);
+      if (meta && meta.record === key.slice(prefix.length, end < 0 ? undefined : end))
+        out.push(meta);
     }
     return out;
   }
@@ -266,21 +268,10 @@ export class Store {
     return [...(await this.records(collection)).versions.values()];
   }
 
-  /**
-   * The records with a version naming files that may still be a head (`x/`, spec 05 §5.2): the
-   * only records whose files a space keeps, found in one read of those entries.
-   */
-  async fileRecords(): Promise<Array<{ collection: string; record: string }>> {
+  /** The records with a version naming files that may still be a head (named-files.ts). */
+  fileRecords(): Promise<Array<{ collection: string; record: string }>> {
     this.#check();
-    const out: Array<{ collection: string; record: string }> = [];
-    let last = '';
-    for (const key of await this.#adapter.list(FILE_INDEX_PREFIX)) {
-      const [, collection, record] = key.split('/');
-      if (!collection || !record || `${collection}/${record}` === last) continue;
-      last = `${collection}/${record}`;
-      out.push({ collection, record });
-    }
-    return out;
+    return fileRecords(this.#adapter);
   }
 
   /**
