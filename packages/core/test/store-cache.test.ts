@@ -19,24 +19,18 @@ const { make } = nodeFixture();
 const key = SigningKey.generate();
 const spaceKey = randomKey();
 const space = randomId();
+/** Post `i`: record `r<i>`, alone. */
+const post = (i: number): VersionDraft => ({
+  space,
+  collection: 'app.post',
+  record: `r${i}`,
+  supersedes: [],
+  timestamp: 1_000 + i,
+  files: [],
+  body: { i },
+});
 const versions = (n: number) =>
-  Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      createVersion(
-        {
-          space,
-          collection: 'app.post',
-          record: `r${i}`,
-          supersedes: [],
-          timestamp: 1_000 + i,
-          files: [],
-          body: { i },
-        },
-        spaceKey,
-        key,
-      ),
-    ),
-  );
+  Promise.all(Array.from({ length: n }, (_, i) => createVersion(post(i), spaceKey, key)));
 
 /** An adapter that counts the bodies it is asked for. */
 function counting(adapter: StorageAdapter) {
@@ -126,15 +120,7 @@ describe('the body cache', () => {
 describe('a collection too large to keep', () => {
   it('gives a listing its records from the index as whole reads of it judge them', async () => {
     const made = await createVersions(
-      Array.from({ length: COLLECTION_CACHE_VERSIONS + 100 }, (_, i) => ({
-        space,
-        collection: 'app.post',
-        record: `r${i}`,
-        supersedes: [],
-        timestamp: 1_000 + i,
-        files: [],
-        body: { i },
-      })),
+      Array.from({ length: COLLECTION_CACHE_VERSIONS + 100 }, (_, i) => post(i)),
       spaceKey,
       key,
       { perSignature: 64 },
