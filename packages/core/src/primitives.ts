@@ -100,10 +100,16 @@ export function xchachaOpen(
 const EMPTY = new Uint8Array(0);
 
 /**
+ * Fewer openings than this are done as they come: a round trip to a worker costs about as much
+ * as opening a few bodies here, and a record read alone should not wait for one.
+ */
+const OPEN_MANY_AT_LEAST = 16;
+
+/**
  * XChaCha20-Poly1305 openings gathered to open together, on the platform's cores where it
  * opens many at once (`PlatformAead.openMany`): each subkey is made here, into the batch, and
- * the associated data and sealed value copied there as they come. Without such a platform,
- * each is opened as it comes.
+ * the associated data and sealed value copied there as they come. Without such a platform, or
+ * for fewer than {@link OPEN_MANY_AT_LEAST}, each is opened as it comes.
  */
 export class XChaChaOpenings {
   readonly #opened: Array<Uint8Array | undefined> = [];
@@ -113,7 +119,7 @@ export class XChaChaOpenings {
 
   /** For up to `count` openings of `bytes` of associated data and sealed values at most. */
   constructor(count: number, bytes: number) {
-    if (this.#openMany)
+    if (this.#openMany && count >= OPEN_MANY_AT_LEAST)
       this.#batch = {
         count: 0,
         keys: new Uint8Array(32 * count),
