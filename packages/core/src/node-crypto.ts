@@ -140,7 +140,11 @@ function verifyBatcher(pool: () => CryptoPool) {
     pool()
       .verify(batch, (c) => (c as Queued).here())
       .then(
-        (oks) => batch.forEach((c, i) => c.resolve(oks[i] === true)),
+        (oks) => {
+          batch.forEach((c, i) => {
+            c.resolve(oks[i] === true);
+          });
+        },
         () => {
           for (const c of batch) void c.here().then(c.resolve);
         },
