@@ -84,22 +84,21 @@ function cut(items: PackedItems, from: number, to: number, size: number, out: Bl
   }
 }
 
+/** Items packed as a block's or a write's are: timestamp halves and ids, side by side. */
+type Packed = Pick<PackedItems, 'ids' | 'hi' | 'lo'>;
+
+/** Orders item `i` of `a` against item `j` of `b`, as {@link compareItems} does. */
+function compareAt(a: Packed, i: number, b: Packed, j: number): number {
+  return compareItems(a.hi[i]!, a.lo[i]!, a.ids, i * 32, b.hi[j]!, b.lo[j]!, b.ids, j * 32);
+}
+
 /** The first index in `[from, items.n)` whose item is at or above the first of `block`. */
 function firstReaching(items: PackedItems, from: number, block: Block): number {
   let a = from;
   let b = items.n;
   while (a < b) {
     const mid = (a + b) >>> 1;
-    const c = compareItems(
-      items.hi[mid]!,
-      items.lo[mid]!,
-      items.ids,
-      mid * 32,
-      block.hi[0]!,
-      block.lo[0]!,
-      block.ids,
-      0,
-    );
+    const c = compareAt(items, mid, block, 0);
     if (c < 0) a = mid + 1;
     else b = mid;
   }
@@ -112,16 +111,7 @@ function positionIn(block: Block, from: number, items: PackedItems, t: number): 
   let b = block.n;
   while (a < b) {
     const mid = (a + b) >>> 1;
-    const c = compareItems(
-      block.hi[mid]!,
-      block.lo[mid]!,
-      block.ids,
-      mid * 32,
-      items.hi[t]!,
-      items.lo[t]!,
-      items.ids,
-      t * 32,
-    );
+    const c = compareAt(block, mid, items, t);
     if (c < 0) a = mid + 1;
     else b = mid;
   }
@@ -183,17 +173,7 @@ function mergeBlock(
 ): boolean {
   const cap = block.n + to - from;
   const last = block.n - 1;
-  const after =
-    compareItems(
-      block.hi[last]!,
-      block.lo[last]!,
-      block.ids,
-      last * 32,
-      add.hi[from]!,
-      add.lo[from]!,
-      add.ids,
-      from * 32,
-    ) < 0;
+  const after = compareAt(block, last, add, from) < 0;
   // Items all after the block's last (a node's own writes, dated after all it holds): appended.
   if (after && cap <= size) {
     out.push(appendTo(block, add, from, to, size));
@@ -213,18 +193,7 @@ function mergeBlock(
   };
   for (let t = from; t < to; t++) {
     copyBlock(positionIn(block, at, add, t));
-    const held =
-      at < block.n &&
-      compareItems(
-        block.hi[at]!,
-        block.lo[at]!,
-        block.ids,
-        at * 32,
-        add.hi[t]!,
-        add.lo[t]!,
-        add.ids,
-        t * 32,
-      ) === 0;
+    const held = at < block.n && compareAt(block, at, add, t) === 0;
     if (held) continue;
     ids.set(add.ids.subarray(t * 32, t * 32 + 32), m * 32);
     hi[m] = add.hi[t]!;
