@@ -46,6 +46,23 @@ export function isHexOf(bytes: Uint8Array, hex: string): boolean {
   return true;
 }
 
+/** `parts` back to back in one buffer of their own, and where each ends in it. */
+export function packParts(parts: readonly Uint8Array[]): {
+  bytes: Uint8Array<ArrayBuffer>;
+  ends: Uint32Array<ArrayBuffer>;
+} {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const bytes = new Uint8Array(length);
+  const ends = new Uint32Array(parts.length);
+  let at = 0;
+  parts.forEach((part, i) => {
+    bytes.set(part, at);
+    ends[i] = at += part.length;
+  });
+  return { bytes, ends };
+}
+
 /**
  * A function putting `a ‖ b` together in a buffer of its own, kept and grown as needed: for
  * bytes built on every seal or open and read at once by a synchronous call that keeps none of

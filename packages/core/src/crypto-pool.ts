@@ -6,6 +6,7 @@
  * the caller hands in `node:worker_threads`, and the workers' code is a string run as a CommonJS
  * worker. Where workers can't start, the work is done here, one message after another.
  */
+import { packParts } from './bytes.js';
 import { MincaError } from './errors.js';
 import type { AeadBatch } from './keys.js';
 
@@ -184,20 +185,6 @@ export function openEach(batch: AeadBatch, here: OpenOne): Array<Uint8Array | un
   return out;
 }
 
-/** `parts` back to back in one buffer, and where each ends. */
-function pack(parts: readonly Uint8Array[]): Packed {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const bytes = new Uint8Array(length);
-  const ends = new Uint32Array(parts.length);
-  let at = 0;
-  parts.forEach((part, i) => {
-    bytes.set(part, at);
-    ends[i] = at += part.length;
-  });
-  return { bytes, ends };
-}
-
 /**
  * Up to `size` workers, started on first use. A worker without a job is unref'd, so an idle
  * pool never keeps the process alive; a worker that fails fails its jobs with
@@ -228,7 +215,7 @@ export class CryptoPool {
     if (shares === 0) return messages.map((m) => here(m));
     const out: Uint8Array[] = [];
     for (const { out: signatures } of await this.#split(messages, shares, (part) => {
-      const { bytes, ends } = pack(part);
+      const { bytes, ends } = packParts(part);
       return [{ kind: 'sign', jwk, bytes, ends }, [bytes.buffer, ends.buffer]];
     }))
       for (let i = 0; i < signatures.length; i += 64) out.push(signatures.slice(i, i + 64));
@@ -254,7 +241,7 @@ export class CryptoPool {
         keys.set(c.publicKey, 32 * i);
         signatures.set(c.signature, 64 * i);
       });
-      const { bytes, ends } = pack(part.map((c) => c.message));
+      const { bytes, ends } = packParts(part.map((c) => c.message));
       const request = { kind: 'verify', keys, signatures, bytes, ends } as const;
       return [request, [keys.buffer, signatures.buffer, bytes.buffer, ends.buffer]];
     }))

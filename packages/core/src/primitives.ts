@@ -8,7 +8,7 @@
 import { chacha20poly1305, hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { compareBytes } from './bytes.js';
+import { compareBytes, packParts } from './bytes.js';
 import { MincaError } from './errors.js';
 import type { AeadBatch, PlatformAead, PlatformCrypto } from './keys.js';
 
@@ -263,13 +263,7 @@ export async function checkOpenMany(platform: PlatformCrypto): Promise<void> {
     parts.push(i % 5 === 2 ? randomBytes(aad.length + 1) : aad, sealed);
     expected.push(i % 3 === 1 || i % 5 === 2 ? undefined : plain);
   }
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  const ends = new Uint32Array(2 * count);
-  let at = 0;
-  parts.forEach((part, i) => {
-    bytes.set(part, at);
-    ends[i] = at += part.length;
-  });
+  const { bytes, ends } = packParts(parts);
   let opened: Array<Uint8Array | undefined>;
   try {
     opened = await aead.openMany({ count, keys, nonces, bytes, ends });
