@@ -188,6 +188,7 @@ export function nodeCrypto(
   let pool: CryptoPool | undefined;
   let batcher: ReturnType<typeof verifyBatcher> | undefined;
   const { workers } = options;
+  const poolOf = (workers: WorkerThreadsModule) => (pool ??= new CryptoPool(workers, threads));
   const cipher = aead(crypto);
   return {
     ed25519Signer: signer,
@@ -208,7 +209,7 @@ export function nodeCrypto(
           }
         });
       if (!workers) return here;
-      const batch = (batcher ??= verifyBatcher(() => (pool ??= new CryptoPool(workers, threads))));
+      const batch = (batcher ??= verifyBatcher(() => poolOf(workers)));
       const own = publicKey.slice();
       return (message, signature) =>
         signature.length === 64
@@ -220,7 +221,7 @@ export function nodeCrypto(
           ed25519ManySigner(secret: Uint8Array, publicKey: Uint8Array) {
             const jwk = jwkOf(secret, publicKey);
             const here = signer(secret, publicKey);
-            const on = (pool ??= new CryptoPool(workers, threads));
+            const on = poolOf(workers);
             return (messages: readonly Uint8Array[]) => on.sign(jwk, messages, here);
           },
         }
@@ -232,10 +233,7 @@ export function nodeCrypto(
     chacha20poly1305: workers
       ? {
           ...cipher,
-          openMany(batch) {
-            const on = (pool ??= new CryptoPool(workers, threads));
-            return on.open(batch, cipher.open);
-          },
+          openMany: (batch) => poolOf(workers).open(batch, cipher.open),
         }
       : cipher,
   };
