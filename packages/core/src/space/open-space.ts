@@ -280,9 +280,9 @@ export class OpenSpace implements SpaceView, MemberView {
     const { account, chain } = this.identity;
     // Allowed under this very membership and chain before: the answer is the same, since every
     // change to sys.* (the writer record too) reads the membership again.
-    if (this.#membership !== undefined && this.#allowed?.membership === this.#membership) {
-      if (this.#allowed.chain === chain) return;
-    }
+    const allowed = this.#allowed;
+    const same = allowed?.membership === this.#membership && allowed?.chain === chain;
+    if (this.#membership !== undefined && same) return;
     // The writer's record first, so what it writes counts for its account everywhere.
     if ((await this.roleOf(account)) !== undefined) await this.#publishWriter();
     // What a node may not write would not stand anywhere, so it is refused here, not stored.
