@@ -78,6 +78,7 @@ export function bindBytes(value: Uint8Array): Uint8Array {
 }
 
 /** SQLite primary result codes minca tells apart. */
+const SQLITE_READONLY = 8;
 const SQLITE_CORRUPT = 11;
 const SQLITE_TOOBIG = 18;
 const SQLITE_NOTADB = 26;
@@ -87,9 +88,15 @@ function resultCode(error: { code?: unknown; errcode?: unknown; errno?: unknown 
   if (code.startsWith('SQLITE_CORRUPT')) return SQLITE_CORRUPT;
   if (code.startsWith('SQLITE_NOTADB')) return SQLITE_NOTADB;
   if (code.startsWith('SQLITE_TOOBIG')) return SQLITE_TOOBIG;
+  if (code.startsWith('SQLITE_READONLY')) return SQLITE_READONLY;
   // node:sqlite's errcode and bun:sqlite's errno may be extended codes: the low byte is primary.
   for (const n of [error.errcode, error.errno]) if (typeof n === 'number' && n > 0) return n & 0xff;
   return 0;
+}
+
+/** Whether a driver's error says the connection or its file may not be written. */
+export function isReadOnly(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && resultCode(error) === SQLITE_READONLY;
 }
 
 /**

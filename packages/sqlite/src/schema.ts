@@ -4,10 +4,20 @@
  * an app may keep its own tables in the same database. Layout: spec 05, "SQLite stores".
  */
 import { MincaError } from '@minca/core';
-import { driverError, getRow, type SqliteDatabase } from './driver.js';
+import { driverError, getRow, isReadOnly, type SqliteDatabase } from './driver.js';
 
 /** The schema this code writes, and the newest it reads. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+/**
+ * Bodies are a few hundred bytes, too large for a WITHOUT ROWID table (SQLite advises rows
+ * under a twentieth of a page): keyed by their hashed ids, each insert split and rewrote a leaf
+ * full of bodies. Appended by rowid, a commit writes its bodies to a few new pages at the end,
+ * and only the small (store, id) index is scattered — a joining device's commits cost half.
+ */
+const VERSIONS_TABLE = `CREATE TABLE minca_versions (
+    n INTEGER PRIMARY KEY, store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL) STRICT`;
+const VERSIONS_INDEX = `CREATE UNIQUE INDEX minca_versions_id ON minca_versions (store, id)`;
 
 const CREATE = [
   `CREATE TABLE minca_meta (name TEXT PRIMARY KEY, value ANY) STRICT, WITHOUT ROWID`,
@@ -17,10 +27,19 @@ const CREATE = [
   `CREATE TABLE minca_entries (
     store INTEGER NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
     PRIMARY KEY (store, key)) STRICT, WITHOUT ROWID`,
-  `CREATE TABLE minca_versions (
-    store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL,
-    PRIMARY KEY (store, id)) STRICT, WITHOUT ROWID`,
+  VERSIONS_TABLE,
+  VERSIONS_INDEX,
   `INSERT INTO minca_meta (name, value) VALUES ('schema', ${SCHEMA_VERSION})`,
+];
+
+/** Schema 1 to 2: the versions move, as they are, into the table of schema 2. */
+const FROM_1 = [
+  `ALTER TABLE minca_versions RENAME TO minca_versions_1`,
+  VERSIONS_TABLE,
+  `INSERT INTO minca_versions (store, id, body) SELECT store, id, body FROM minca_versions_1`,
+  `DROP TABLE minca_versions_1`,
+  VERSIONS_INDEX,
+  `UPDATE minca_meta SET value = 2 WHERE name = 'schema'`,
 ];
 
 /** Pages of write-ahead log between automatic checkpoints. */
@@ -84,10 +103,28 @@ function schemaVersion(db: SqliteDatabase): number | undefined {
   return version;
 }
 
+/** Runs `write` in a savepoint of its own: all of it, or nothing. */
+function inSavepoint(db: SqliteDatabase, write: () => void): void {
+  db.exec('SAVEPOINT minca_schema');
+  try {
+    write();
+    db.exec('RELEASE minca_schema');
+  } catch (error) {
+    try {
+      db.exec('ROLLBACK TO minca_schema');
+      db.exec('RELEASE minca_schema');
+    } catch {
+      // The first error is the one worth reporting.
+    }
+    throw error;
+  }
+}
+
 /**
  * Makes `db` ready for minca's stores: reads it (so a file that is not a database fails here,
- * with `corrupt`), tunes it, and creates the tables in one transaction when they are missing.
- * A schema newer than {@link SCHEMA_VERSION} is refused with `storage`, touching nothing.
+ * with `corrupt`), tunes it, and creates the tables in one transaction when they are missing,
+ * or moves schema 1 to 2 in one. A schema newer than {@link SCHEMA_VERSION} is refused with
+ * `storage`, touching nothing.
  */
 export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings): void {
   try {
@@ -99,7 +136,7 @@ export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings
         `the database's text encoding is ${String(encoding)}, not UTF-8`,
       );
     }
-    let version = schemaVersion(db);
+    const version = schemaVersion(db);
     if (version !== undefined && version > SCHEMA_VERSION) {
       throw new MincaError(
         'storage',
@@ -107,21 +144,19 @@ export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings
       );
     }
     if (settings.configure) tune(db, settings);
+    // Read again inside the transaction: another connection may have just made or moved them.
     if (version === undefined) {
-      db.exec('SAVEPOINT minca_schema');
+      inSavepoint(db, () => {
+        if (schemaVersion(db) === undefined) for (const sql of CREATE) db.exec(sql);
+      });
+    } else if (version === 1) {
       try {
-        // Read again inside the transaction: another connection may have just created them.
-        version = schemaVersion(db);
-        if (version === undefined) for (const sql of CREATE) db.exec(sql);
-        db.exec('RELEASE minca_schema');
+        inSavepoint(db, () => {
+          if (schemaVersion(db) === 1) for (const sql of FROM_1) db.exec(sql);
+        });
       } catch (error) {
-        try {
-          db.exec('ROLLBACK TO minca_schema');
-          db.exec('RELEASE minca_schema');
-        } catch {
-          // The first error is the one worth reporting.
-        }
-        throw error;
+        // Every statement reads and writes schema 1 as well: a read-only file stays as it is.
+        if (!isReadOnly(error)) throw error;
       }
     }
   } catch (error) {
