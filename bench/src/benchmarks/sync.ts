@@ -47,7 +47,8 @@ const child = (role: 'serve' | 'join', count: number, order?: string, env = {}) 
     nodeArgs: [
       '--max-old-space-size=4096',
       ...(PROFILE
-        ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${role}.cpuprofile`]
+        ? // A folder per role: worker threads write profiles of their own beside the main one.
+          ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, role)}`]
         : []),
     ],
     timeoutMs: 600_000,
