@@ -20,6 +20,11 @@ export class HybridClock {
     return this.#last;
   }
 
+  /** The time as this clock reads it now (no earlier than its last timestamp), taking no tick. */
+  read(): number {
+    return Math.max(Math.floor(this.now()), this.#last);
+  }
+
   /** The latest timestamp {@link observe} takes in now. */
   horizon(): number {
     return this.now() + MAX_CLOCK_DRIFT_MS;

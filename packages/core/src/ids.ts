@@ -1,5 +1,6 @@
 /**
- * Ids: version ids are SHA-256 of a version's encoding; space and record ids are random.
+ * Ids: version ids are SHA-256 of a version's encoding; space ids are random, record ids the
+ * time and random bits.
  */
 import { flatString } from './bytes.js';
 import { sha256 } from './primitives.js';
@@ -12,10 +13,30 @@ export function hashId(bytes: Uint8Array): Uint8Array {
   return sha256(bytes);
 }
 
-/** A random id of 16 bytes as 26 lowercase base32 characters, for spaces and records. */
+/** A random id of 16 bytes as 26 lowercase base32 characters, for spaces and writers. */
 export function randomId(): string {
+  return base32(pooledRandom(16), BASE32);
+}
+
+/**
+ * A new record's id, 26 characters: the time `at` (ms, 48 bits) and then 80 random bits, in
+ * an alphabet in ASCII order, so a record made later sorts later. A store's index is keyed by
+ * record, so records made over time are appended to it rather than scattered through it —
+ * what a B-tree (SQLite's, IndexedDB's) writes fastest. The time says nothing a holder can't
+ * already read: it is about the record's first version's timestamp.
+ */
+export function newRecordId(at: number): string {
   const bytes = pooledRandom(16);
-  // RFC 4648 base32, lowercase, no padding: 5 bits a character, the last one's low bits zero.
+  let time = Math.max(0, Math.min(Math.floor(at), 2 ** 48 - 1));
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = time % 256;
+    time = Math.floor(time / 256);
+  }
+  return base32(bytes, SORTED_BASE32);
+}
+
+/** `bytes` as base32 (5 bits a character, the last one's low bits zero) in `alphabet`. */
+function base32(bytes: Uint8Array, alphabet: string): string {
   let out = '';
   let bits = 0;
   let value = 0;
@@ -23,19 +44,23 @@ export function randomId(): string {
     value = (value << 8) | byte;
     bits += 8;
     while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
+      out += alphabet[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
   }
-  return flatString(out + BASE32[(value << (5 - bits)) & 31]);
+  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
+  return flatString(out);
 }
 
+/** RFC 4648 base32, lowercase, no padding. */
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+/** Crockford's base32 alphabet, lowercase: its characters are in ASCII order. */
+const SORTED_BASE32 = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** Space ids are what {@link randomId} makes. */
 export const SPACE_ID = /^[a-z2-7]{26}$/;
 
-/** Record ids: what {@link randomId} makes, or an app's own name such as `profile`. */
+/** Record ids: what {@link newRecordId} makes, or an app's own name such as `profile`. */
 export const RECORD_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A version id as hex, the form stores and logs use. */

@@ -21,4 +21,16 @@ describe('hybrid logical clock', () => {
     clock.observe(now + MAX_CLOCK_DRIFT_MS + 1);
     expect(clock.tick()).toBe(2002);
   });
+
+  it('reads the time without taking a tick, never before its last timestamp', () => {
+    let now = 1000;
+    const clock = new HybridClock(() => now);
+    expect(clock.read()).toBe(1000);
+    expect(clock.tick()).toBe(1000);
+    clock.observe(3000);
+    expect(clock.read()).toBe(3000);
+    expect(clock.tick()).toBe(3001);
+    now = 9000.7;
+    expect(clock.read()).toBe(9000);
+  });
 });

@@ -8,7 +8,7 @@ import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import { spaceAccessKey } from '../hosting/access-key.js';
 import type { WriterIdentity } from '../identity/writer-chain.js';
-import { randomId } from '../ids.js';
+import { newRecordId } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import { assertCollectionName, isSystemCollection } from '../names.js';
 import type { SpaceEntry } from '../registry.js';
@@ -207,8 +207,9 @@ export class OpenSpace implements SpaceView, MemberView {
     options: SignOptions = {},
   ): Promise<MincaRecord[]> {
     assertCollectionName(collection);
+    const now = this.clock.read();
     const writes: RecordWrite[] = items.map(({ body, id }) => {
-      if (id === undefined || id === null) return { id: randomId(), body, fresh: true };
+      if (id === undefined || id === null) return { id: newRecordId(now), body, fresh: true };
       assertRecordId(id);
       return { id, body };
     });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { newRecordId, RECORD_ID, randomId, SPACE_ID } from '../src/ids.js';
+
+describe('record ids minca makes', () => {
+  it('are 26 characters a record id may hold, and differ when made in the same ms', () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const id = newRecordId(1_700_000_000_000);
+      expect(id).toMatch(RECORD_ID);
+      expect(id).toMatch(/^[0-9a-hjkmnp-tv-z]{26}$/);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(1000);
+  });
+
+  it('sort as the times they were made at, whatever their random bits', () => {
+    const times = [0, 1, 255, 256, 65_535, 1_700_000_000_000, 1_700_000_000_001, 2 ** 48 - 1];
+    for (let i = 1; i < times.length; i++) {
+      for (let k = 0; k < 50; k++) {
+        const before = newRecordId(times[i - 1]!);
+        const after = newRecordId(times[i]!);
+        expect(before < after, `${times[i - 1]} → ${before}, ${times[i]} → ${after}`).toBe(true);
+      }
+    }
+  });
+
+  it('carry the time in their first ten characters (48 bits), the rest random', () => {
+    const at = 1_733_000_000_123;
+    const a = newRecordId(at);
+    const b = newRecordId(at);
+    expect(a.slice(0, 9)).toBe(b.slice(0, 9));
+    const digits = '0123456789abcdefghjkmnpqrstvwxyz';
+    let time = 0;
+    for (const c of a.slice(0, 9)) time = time * 32 + digits.indexOf(c);
+    // 45 bits in nine characters; the tenth holds the last three.
+    expect(time * 8 + (digits.indexOf(a[9]!) >> 2)).toBe(at);
+  });
+
+  it('leave space ids as they were: RFC 4648 base32 of 16 random bytes', () => {
+    for (let i = 0; i < 100; i++) expect(randomId()).toMatch(SPACE_ID);
+  });
+});
