@@ -140,10 +140,14 @@ parentPort.on('message', (request) => {
 });
 `;
 
+/** Whether a worker has a signing or checking job: long, beside an opening. */
+const signing = (thread: Thread) => [...thread.pending.values()].some((p) => p.kind !== 'open');
+
 /** Fewer messages than this per worker are done here: a round trip costs a few signatures. */
 export const MIN_SHARE = 16;
 
 interface Pending {
+  kind: Job['kind'];
   resolve(answer: Answer): void;
   reject(error: unknown): void;
 }
@@ -252,10 +256,12 @@ export class CryptoPool {
   /**
    * The plaintexts of `batch`, in order, `undefined` where the tag does not match: on one
    * worker (a caller wanting more cores sends more batches); by `here`, one at a time, where
-   * workers can't start. Its buffers move to the worker, which wipes the keys once used.
+   * workers can't start or every one is signing or checking signatures (a joining device's
+   * are: an opening queued behind those would hold its caller up longer than opening here).
+   * Its buffers move to the worker, which wipes the keys once used.
    */
   async open(batch: AeadBatch, here: OpenOne): Promise<Array<Uint8Array | undefined>> {
-    if (!this.#start(1)) return openEach(batch, here);
+    if (!this.#start(1) || this.#threads.every(signing)) return openEach(batch, here);
     const { count, keys, nonces, bytes, ends } = batch;
     const request = { kind: 'open', count, keys, nonces, bytes, ends } as const;
     const { out: plain, lengths } = await this.#post(request, [
@@ -339,12 +345,14 @@ export class CryptoPool {
   }
 
   #post(body: Job, transfer: ArrayBuffer[]): Promise<Answer> {
-    const thread = this.#threads[this.#next++ % this.#threads.length]!;
+    // A worker without work first; else the next in turn.
+    const idle = this.#threads.find((t) => t.pending.size === 0);
+    const thread = idle ?? this.#threads[this.#next++ % this.#threads.length]!;
     const job = this.#job++;
     return new Promise<Answer>((resolve, reject) => {
       // Held while it has a job: a process waiting on one must not exit under it.
       if (thread.pending.size === 0) thread.worker.ref();
-      thread.pending.set(job, { resolve, reject });
+      thread.pending.set(job, { kind: body.kind, resolve, reject });
       thread.worker.postMessage({ ...body, job }, transfer);
     });
   }

@@ -6,7 +6,7 @@ import { compareBytes } from '../src/bytes.js';
 import { MIN_SHARE, type WorkerHandle, type WorkerThreadsModule } from '../src/crypto-pool.js';
 import { bodyOf } from '../src/envelope.js';
 import { verifyDetached } from '../src/intake.js';
-import { type PlatformCrypto, SigningKey } from '../src/keys.js';
+import { type AeadBatch, type PlatformCrypto, SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { randomKey } from '../src/seal.js';
 import { createVersions, openBody, openStoredMany } from '../src/version.js';
@@ -255,6 +255,39 @@ describe('opening on worker threads (nodeCrypto with workers)', () => {
     expect(await node.records.list(space, 'app.post', { limit: 700 })).toEqual(
       listed.slice(0, 700),
     );
+  });
+
+  it('opens here, not queued behind them, while every worker has work', async () => {
+    const fake = fakeWorkers('sign');
+    const platform = nodeCrypto(nodeCryptoModule, { workers: fake.module, threads: 1 });
+    const n = 20;
+    const batch: AeadBatch = {
+      count: n,
+      keys: new Uint8Array(32 * n),
+      nonces: new Uint8Array(12 * n),
+      bytes: new Uint8Array(n * (8 + 16 + 16)),
+      ends: new Uint32Array(2 * n),
+    };
+    const aead = platform.chacha20poly1305!;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const [key, nonce, aad] = [randomKey(), nodeCryptoModule.randomBytes(12), messages(1)[0]!];
+      const sealed = aead.seal(key, nonce, new Uint8Array(16).fill(i), aad.subarray(0, 8));
+      batch.keys.set(key, 32 * i);
+      batch.nonces.set(nonce, 12 * i);
+      batch.bytes.set(aad.subarray(0, 8), at);
+      batch.ends[2 * i] = at += 8;
+      batch.bytes.set(sealed, at);
+      batch.ends[2 * i + 1] = at += sealed.length;
+    }
+    const signing = SigningKey.generate().signingWith(platform).signMany(messages(MIN_SHARE));
+    const opened = await aead.openMany!({ ...batch, keys: batch.keys.slice() });
+    await signing;
+    expect(fake.jobs).toEqual(['sign']);
+    expect(opened.map((p) => p?.[0])).toEqual(Array.from({ length: n }, (_, i) => i));
+    // With the worker free, the batch goes to it (this stand-in only signs, so it fails there).
+    await aead.openMany!(batch).catch(() => undefined);
+    expect(fake.jobs).toEqual(['sign', 'open']);
   });
 
   it('refuses at start a platform whose openMany opens what it must not', async () => {
