@@ -17,7 +17,7 @@ import { CliError, EXIT } from './cli-error.js';
 import { readConfigFile, resolveHome, Settings } from './config.js';
 import { chainOf, type DeviceIdentity, nodeWriter, openIdentity } from './identity.js';
 import { createOutput, type Output } from './output.js';
-import { PLATFORM_CRYPTO } from './platform.js';
+import { PLATFORM_CRYPTO, SERVING_CRYPTO } from './platform.js';
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -95,9 +95,13 @@ function reloadable(factory: DirectoryStoreFactory) {
 /**
  * Opens the account's node, signing with this device's writer key for it. Its stores are this
  * device's (`<local state>/stores`); for an account in a data folder, the registry (sealed under
- * the registry key this device keeps) and the spaces' segments are in the folder too.
+ * the registry key this device keeps) and the spaces' segments are in the folder too. `serving`
+ * (the daemon) checks versions coming in, and opens bodies, on worker threads.
  */
-export async function openAccountNode(context: Context): Promise<AccountNode> {
+export async function openAccountNode(
+  context: Context,
+  options: { serving?: boolean } = {},
+): Promise<AccountNode> {
   if (context.agent) return openAsAgent(context, context.agent);
   const account = await loadAccount(context.home);
   const identity = await openIdentity(account, context.env);
@@ -105,7 +109,7 @@ export async function openAccountNode(context: Context): Promise<AccountNode> {
   const signing = {
     key: writer.key,
     certificates: chainOf(identity, writer),
-    crypto: PLATFORM_CRYPTO,
+    crypto: options.serving ? SERVING_CRYPTO : PLATFORM_CRYPTO,
     // A segment in the folder that does not hold (damaged, or written by someone without the
     // keys) is skipped; the person is told, since someone may be tampering with the folder.
     onMirrorError: (error: Error) => context.out.note(`data folder: ${error.message}`),

@@ -27,7 +27,7 @@ interface Listen {
 }
 
 async function start(context: Context, peers: string[], listen?: Listen): Promise<Running> {
-  const opened = await openAccountNode(context);
+  const opened = await openAccountNode(context, { serving: true });
   // The owner hears at once of an invite used by a second account (a forwarded code).
   opened.node.spaces.onReusedInvite((reuse) =>
     context.out.note(

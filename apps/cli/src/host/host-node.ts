@@ -13,7 +13,7 @@ import { createDirectoryBlobStore } from '@minca/folder';
 import { type SqliteStores, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { CliError, EXIT } from '../cli-error.js';
-import { PLATFORM_CRYPTO } from '../platform.js';
+import { SERVING_CRYPTO } from '../platform.js';
 import { writeFileAtomic } from '../secure-files.js';
 import { Fleet } from './fleet.js';
 import { fleetCertificate } from './fleet-identity.js';
@@ -134,7 +134,7 @@ export async function openHostNode(
   const node = await createNode({
     stores,
     key,
-    crypto: PLATFORM_CRYPTO,
+    crypto: SERVING_CRYPTO,
     ...(certified ? { certificates: certified.chain } : {}),
     holding: policy ?? {},
     fetchFiles: 'all',
