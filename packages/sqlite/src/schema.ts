@@ -123,10 +123,10 @@ function inSavepoint(db: SqliteDatabase, write: () => void): void {
 /**
  * Makes `db` ready for minca's stores: reads it (so a file that is not a database fails here,
  * with `corrupt`), tunes it, and creates the tables in one transaction when they are missing,
- * or moves schema 1 to 2 in one. A schema newer than {@link SCHEMA_VERSION} is refused with
- * `storage`, touching nothing.
+ * or moves schema 1 to 2 in one; returns the schema it then holds. A schema newer than
+ * {@link SCHEMA_VERSION} is refused with `storage`, touching nothing.
  */
-export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings): void {
+export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings): number {
   try {
     const encoding = getRow(db.prepare('PRAGMA encoding'))?.encoding;
     // Range scans assume BINARY collation compares UTF-8; in a UTF-16 database it doesn't.
@@ -155,10 +155,13 @@ export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings
           if (schemaVersion(db) === 1) for (const sql of FROM_1) db.exec(sql);
         });
       } catch (error) {
-        // Every statement reads and writes schema 1 as well: a read-only file stays as it is.
+        // The statements read and write schema 1 too (`size` has its own for it): a read-only
+        // file stays as it is.
         if (!isReadOnly(error)) throw error;
+        return 1;
       }
     }
+    return SCHEMA_VERSION;
   } catch (error) {
     throw driverError(error, 'opening the SQLite stores');
   }

@@ -70,10 +70,10 @@ export function sqliteStores(db: SqliteDatabase, options: SqliteStoresOptions = 
   if (synchronous !== 'normal' && synchronous !== 'full') {
     throw new RangeError("options.synchronous must be 'normal' or 'full'");
   }
-  prepareDatabase(db, { configure: options.configure ?? true, synchronous });
+  const schema = prepareDatabase(db, { configure: options.configure ?? true, synchronous });
   let queries: Queries;
   try {
-    queries = new Queries(db);
+    queries = new Queries(db, schema);
   } catch (error) {
     throw driverError(error, 'preparing the SQLite stores');
   }

@@ -48,8 +48,11 @@ describe('a schema-1 database', () => {
     dir = new TempDir();
     schema1(dir, 1000);
     const db = dir.open('old.sqlite');
-    const a = await sqliteStores(db).open('spaces/a');
+    const stores = sqliteStores(db);
+    const a = await stores.open('spaces/a');
     expect(schemaOf(db)).toEqual({ value: 2 });
+    // 'k' and its one byte, and the bodies.
+    expect(await stores.size('spaces/a')).toBe(1 + 1 + 1000 * 300);
     expect(await a.get('k')).toEqual(new Uint8Array([7]));
     for (const i of [0, 1, 500, 999]) expect(await a.getVersion(ID(i))).toEqual(body(i % 251));
     expect(db.prepare('SELECT count(*) AS n FROM minca_versions').get()).toEqual({ n: 1000 });
@@ -71,8 +74,10 @@ describe('a schema-1 database', () => {
     const file = schema1(dir, 10);
     const db = new Database(file, { readonly: true });
     try {
-      const a = await sqliteStores(db, { configure: false }).open('spaces/a');
+      const stores = sqliteStores(db, { configure: false });
+      const a = await stores.open('spaces/a');
       expect(await a.getVersion(ID(4))).toEqual(body(4));
+      expect(await stores.size('spaces/a')).toBe(1 + 1 + 10 * 300);
       expect(await a.get('k')).toEqual(new Uint8Array([7]));
       expect(schemaOf(db)).toEqual({ value: 1 });
     } finally {
