@@ -24,6 +24,14 @@ function rangeSql(columns: string) {
   };
 }
 
+/** The bytes of a store's entries and of its versions' bodies, those chosen by `versions`. */
+function sizeSql(versions: string): string {
+  return `SELECT
+      (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
+         FROM minca_entries WHERE store = ?)
+    + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions WHERE ${versions}) AS bytes`;
+}
+
 /** Every statement's SQL, by what it does (exported for query-plan tests). */
 export const SQL = {
   findStore: 'SELECT id FROM minca_stores WHERE path = ?',
@@ -46,16 +54,9 @@ export const SQL = {
   // length() of a BLOB reads its size from the record header, not its overflow pages. The
   // store's rowids, from its id index, are sorted first, so its rows are then read in the
   // order they lie in the table rather than one random seek each (twice as fast).
-  size: `SELECT
-      (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
-         FROM minca_entries WHERE store = ?)
-    + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions
-         WHERE n IN (SELECT n FROM minca_versions WHERE store = ?)) AS bytes`,
+  size: sizeSql('n IN (SELECT n FROM minca_versions WHERE store = ?)'),
   /** `size` over schema 1, whose versions have no rowid (a read-only file left as it was). */
-  sizeSchema1: `SELECT
-      (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
-         FROM minca_entries WHERE store = ?)
-    + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions WHERE store = ?) AS bytes`,
+  sizeSchema1: sizeSql('store = ?'),
   // The files nothing names (spec 05 §16.6.4), in one statement: each `f/<id>/list` (71
   // characters) with no `y/<id>/<rest>` whose `x/<rest>` is there. Every lookup is a range or
   // point read of the (store, key) primary key; `substr(y.key, 68)` is `<rest>`.
