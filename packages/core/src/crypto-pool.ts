@@ -1,10 +1,11 @@
 /**
  * Ed25519 signing and verifying and ChaCha20-Poly1305 opening of many messages on a few worker
  * threads, each doing its share with `node:crypto`: how `nodeCrypto` signs a `putMany`, checks
- * the signatures of versions coming in and opens the bodies of a listing on every core. Only the platform's primitives run there; what is signed and how
- * a body's key, nonce and associated data are made stays in core. Core imports no platform API:
- * the caller hands in `node:worker_threads`, and the workers' code is a string run as a CommonJS
- * worker. Where workers can't start, the work is done here, one message after another.
+ * the signatures of versions coming in and opens the bodies of a listing on every core. Only
+ * the platform's primitives run there; what is signed and how a body's key, nonce and
+ * associated data are made stays in core. Core imports no platform API: the caller hands in
+ * `node:worker_threads`, and the workers' code is a string run as a CommonJS worker. Where
+ * workers can't start, the work is done here, one message after another.
  */
 import { packParts } from './bytes.js';
 import { MincaError } from './errors.js';
@@ -141,7 +142,8 @@ parentPort.on('message', (request) => {
 `;
 
 /** Whether a worker has a signing or checking job: long, beside an opening. */
-const signing = (thread: Thread) => [...thread.pending.values()].some((p) => p.kind !== 'open');
+const busyWithSignatures = (thread: Thread) =>
+  [...thread.pending.values()].some((p) => p.kind !== 'open');
 
 /** Fewer messages than this per worker are done here: a round trip costs a few signatures. */
 export const MIN_SHARE = 16;
@@ -261,7 +263,7 @@ export class CryptoPool {
    * Its buffers move to the worker, which wipes the keys once used.
    */
   async open(batch: AeadBatch, here: OpenOne): Promise<Array<Uint8Array | undefined>> {
-    if (!this.#start(1) || this.#threads.every(signing)) return openEach(batch, here);
+    if (!this.#start(1) || this.#threads.every(busyWithSignatures)) return openEach(batch, here);
     const { count, keys, nonces, bytes, ends } = batch;
     const request = { kind: 'open', count, keys, nonces, bytes, ends } as const;
     const { out: plain, lengths } = await this.#post(request, [
