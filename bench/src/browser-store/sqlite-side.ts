@@ -3,7 +3,7 @@
 import type { Commit } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
-import { type Conn, connThrough } from './jobs.js';
+import { type Conn, connThrough, RAW_VERSIONS, rawPrefix } from './jobs.js';
 
 export const STORE_PATH = 'spaces/bench';
 
@@ -42,15 +42,17 @@ export async function rawConn(file: string): Promise<Conn> {
   const count = db
     .prepare('SELECT count(*) FROM minca_entries WHERE store = ? AND key >= ? AND key < ?')
     .pluck();
-  const getBody = db.prepare('SELECT body FROM minca_versions WHERE store = ? AND id = ?').pluck();
-  const putBody = db.prepare(
-    'INSERT OR REPLACE INTO minca_versions (store, id, body) VALUES (?, ?, ?)',
-  );
+  const getBody = db.prepare(RAW_VERSIONS.get).pluck();
+  const deleteBody = db.prepare(RAW_VERSIONS.delete);
+  const insertBody = db.prepare(RAW_VERSIONS.insert);
   const putEntry = db.prepare(
     'INSERT OR REPLACE INTO minca_entries (store, key, value) VALUES (?, ?, ?)',
   );
   const write = db.transaction((commit: Commit) => {
-    for (const [id, body] of commit.versions) putBody.run(store, id, body);
+    for (const [id, body] of commit.versions) {
+      deleteBody.run(store, rawPrefix(id), id);
+      insertBody.run(store, rawPrefix(id), id, body);
+    }
     for (const { key, value } of commit.entries) putEntry.run(store, key, value!);
   });
   return {
@@ -58,7 +60,8 @@ export async function rawConn(file: string): Promise<Conn> {
     entries: async (prefix) =>
       range.all(store, prefix, after(prefix)) as Array<[string, Uint8Array]>,
     count: async (prefix) => count.get(store, prefix, after(prefix)) as number,
-    getVersions: async (ids) => ids.map((id) => getBody.get(store, id) as Uint8Array | undefined),
+    getVersions: async (ids) =>
+      ids.map((id) => getBody.get(store, rawPrefix(id), id) as Uint8Array | undefined),
     commit: async (commit) => void write(commit),
     async close() {
       db.close();

@@ -8,7 +8,14 @@ import type { Commit } from '@minca/core';
 import { type SqliteDatabase, sqliteStores } from '@minca/sqlite';
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
 import { fill } from './dataset.js';
-import { type Conn, connThrough, type JobResult, runJobs } from './jobs.js';
+import {
+  type Conn,
+  connThrough,
+  type JobResult,
+  RAW_VERSIONS,
+  rawPrefix,
+  runJobs,
+} from './jobs.js';
 
 const FILE = '/bench.sqlite3';
 const PATH = 'spaces/bench';
@@ -98,10 +105,9 @@ function rawOver(db: Oo1Db, own: boolean): Conn {
   const count = db.prepare(
     'SELECT count(*) FROM minca_entries WHERE store = ? AND key >= ? AND key < ?',
   );
-  const getBody = db.prepare('SELECT body FROM minca_versions WHERE store = ? AND id = ?');
-  const putBody = db.prepare(
-    'INSERT OR REPLACE INTO minca_versions (store, id, body) VALUES (?, ?, ?)',
-  );
+  const getBody = db.prepare(RAW_VERSIONS.get);
+  const deleteBody = db.prepare(RAW_VERSIONS.delete);
+  const insertBody = db.prepare(RAW_VERSIONS.insert);
   const putEntry = db.prepare(
     'INSERT OR REPLACE INTO minca_entries (store, key, value) VALUES (?, ?, ?)',
   );
@@ -121,11 +127,14 @@ function rawOver(db: Oo1Db, own: boolean): Conn {
     },
     count: async (prefix) => one(count, [store, prefix, after(prefix)]) as number,
     getVersions: async (ids) =>
-      ids.map((id) => one(getBody, [store, id]) as Uint8Array | undefined),
+      ids.map((id) => one(getBody, [store, rawPrefix(id), id]) as Uint8Array | undefined),
     async commit(commit: Commit) {
       db.exec('BEGIN');
       try {
-        for (const [id, body] of commit.versions) bound(putBody, [store, id, body]).step();
+        for (const [id, body] of commit.versions) {
+          bound(deleteBody, [store, rawPrefix(id), id]).step();
+          bound(insertBody, [store, rawPrefix(id), id, body]).step();
+        }
         for (const { key, value } of commit.entries) bound(putEntry, [store, key, value]).step();
         db.exec('COMMIT');
       } catch (error) {

@@ -92,8 +92,7 @@ export class SqliteAdapter implements StorageAdapter {
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
     assertVersionKey(id);
     assertBodyBytes(body);
-    // One statement in autocommit mode is a transaction of its own.
-    this.#run('putVersion', (q, store) => q.putVersion(store, id, body));
+    this.#run('putVersion', (q, store) => q.transaction(() => q.putVersion(store, id, body)));
   }
 
   async deleteVersion(id: VersionKey): Promise<void> {

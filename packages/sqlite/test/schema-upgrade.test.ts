@@ -1,31 +1,51 @@
-// A database written by schema 1 (versions in a WITHOUT ROWID table keyed by id) is moved to
-// schema 2 when a writable connection opens it, and read as it is by a read-only one.
+// A database written by schema 1 (versions in a WITHOUT ROWID table keyed by id) or schema 2
+// (a rowid table with a unique (store, id) index) is moved to schema 3 when a writable
+// connection opens it, and read as it is by a read-only one.
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
-/** Schema 1's tables, as that version of the package created them. */
-const SCHEMA_1 = [
+const COMMON = [
   `CREATE TABLE minca_meta (name TEXT PRIMARY KEY, value ANY) STRICT, WITHOUT ROWID`,
   `CREATE TABLE minca_stores (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE) STRICT`,
   `CREATE TABLE minca_entries (store INTEGER NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
     PRIMARY KEY (store, key)) STRICT, WITHOUT ROWID`,
-  `CREATE TABLE minca_versions (store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL,
-    PRIMARY KEY (store, id)) STRICT, WITHOUT ROWID`,
-  `INSERT INTO minca_meta (name, value) VALUES ('schema', 1)`,
 ];
 
-const ID = (n: number) => n.toString(16).padStart(64, '0');
+/** Each older schema's versions table, as that version of the package created it. */
+const VERSIONS = {
+  1: [
+    `CREATE TABLE minca_versions (store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL,
+      PRIMARY KEY (store, id)) STRICT, WITHOUT ROWID`,
+  ],
+  2: [
+    `CREATE TABLE minca_versions (n INTEGER PRIMARY KEY, store INTEGER NOT NULL,
+      id TEXT NOT NULL, body BLOB NOT NULL) STRICT`,
+    `CREATE UNIQUE INDEX minca_versions_id ON minca_versions (store, id)`,
+  ],
+} as const;
+
+/**
+ * Version ids: even ones hashes (prefixes all differ, so moving must compute each one as the
+ * code does), odd ones zeros but for their end (they share one prefix, so lookups must compare
+ * whole ids).
+ */
+const ID = (n: number) =>
+  n % 2 === 0
+    ? createHash('sha256').update(String(n)).digest('hex')
+    : n.toString(16).padStart(64, '0');
 const body = (n: number) => new Uint8Array(300).fill(n);
 
-/** A schema-1 file with `count` versions and one entry in store `spaces/a`. */
-function schema1(dir: TempDir, count: number): string {
+/** A file in `schema` with `count` versions and one entry in store `spaces/a`. */
+function older(dir: TempDir, schema: 1 | 2, count: number): string {
   const db = dir.open('old.sqlite');
-  for (const sql of SCHEMA_1) db.exec(sql);
+  for (const sql of [...COMMON, ...VERSIONS[schema]]) db.exec(sql);
+  db.prepare(`INSERT INTO minca_meta (name, value) VALUES ('schema', ?)`).run(schema);
   db.prepare(`INSERT INTO minca_stores (id, path) VALUES (1, 'spaces/a')`).run();
   db.prepare(`INSERT INTO minca_entries VALUES (1, 'k', ?)`).run(new Uint8Array([7]));
-  const put = db.prepare('INSERT INTO minca_versions VALUES (1, ?, ?)');
+  const put = db.prepare('INSERT INTO minca_versions (store, id, body) VALUES (1, ?, ?)');
   db.transaction(() => {
     for (let i = 0; i < count; i++) put.run(ID(i), body(i % 251));
   })();
@@ -35,6 +55,8 @@ function schema1(dir: TempDir, count: number): string {
 
 const schemaOf = (db: Database.Database) =>
   db.prepare(`SELECT value FROM minca_meta WHERE name = 'schema'`).get();
+const rows = (db: Database.Database) =>
+  db.prepare('SELECT count(*) AS n FROM minca_versions').get();
 
 let dir: TempDir | undefined;
 afterEach(() => {
@@ -42,44 +64,52 @@ afterEach(() => {
   dir = undefined;
 });
 
-describe('a schema-1 database', () => {
-  it('is moved to schema 2 on open, every version and entry kept', async () => {
-    expect(SCHEMA_VERSION).toBe(2);
+describe.each([1, 2] as const)('a schema-%i database', (schema) => {
+  it('is moved to schema 3 on open, every version and entry kept', async () => {
+    expect(SCHEMA_VERSION).toBe(3);
     dir = new TempDir();
-    schema1(dir, 1000);
+    older(dir, schema, 1000);
     const db = dir.open('old.sqlite');
     const stores = sqliteStores(db);
     const a = await stores.open('spaces/a');
-    expect(schemaOf(db)).toEqual({ value: 2 });
+    expect(schemaOf(db)).toEqual({ value: 3 });
     // 'k' and its one byte, and the bodies.
     expect(await stores.size('spaces/a')).toBe(1 + 1 + 1000 * 300);
     expect(await a.get('k')).toEqual(new Uint8Array([7]));
-    for (const i of [0, 1, 500, 999]) expect(await a.getVersion(ID(i))).toEqual(body(i % 251));
-    expect(db.prepare('SELECT count(*) AS n FROM minca_versions').get()).toEqual({ n: 1000 });
-    // Ids stay unique per store: the upsert replaces the body, it does not add a row.
-    await a.putVersion(ID(3), body(9));
-    expect(await a.getVersion(ID(3))).toEqual(body(9));
-    expect(db.prepare('SELECT count(*) AS n FROM minca_versions').get()).toEqual({ n: 1000 });
+    for (let i = 0; i < 1000; i++) expect(await a.getVersion(ID(i))).toEqual(body(i % 251));
+    expect(rows(db)).toEqual({ n: 1000 });
+    // An id unlike any held, with a held one's prefix, is not that version.
+    expect(await a.getVersion(`${ID(2).slice(0, 11)}${'f'.repeat(53)}`)).toBeUndefined();
+    // Ids stay unique per store: a put replaces the body, it does not add a row.
+    for (const i of [3, 4]) {
+      await a.putVersion(ID(i), body(9));
+      expect(await a.getVersion(ID(i))).toEqual(body(9));
+    }
+    expect(rows(db)).toEqual({ n: 1000 });
+    await a.deleteVersion(ID(5));
+    expect(await a.getVersion(ID(5))).toBeUndefined();
+    expect(await a.getVersion(ID(7))).toEqual(body(7));
     const tables = db
       .prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'minca_versions%' ORDER BY name`)
       .all();
-    expect(tables).toEqual([{ name: 'minca_versions' }, { name: 'minca_versions_id' }]);
+    expect(tables).toEqual([{ name: 'minca_versions' }, { name: 'minca_versions_prefix' }]);
     // Opened again, nothing moves twice.
     await sqliteStores(db).open('spaces/a');
-    expect(schemaOf(db)).toEqual({ value: 2 });
+    expect(schemaOf(db)).toEqual({ value: 3 });
+    expect(rows(db)).toEqual({ n: 999 });
   });
 
   it('is read as it is, unchanged, through a read-only connection', async () => {
     dir = new TempDir();
-    const file = schema1(dir, 10);
+    const file = older(dir, schema, 10);
     const db = new Database(file, { readonly: true });
     try {
       const stores = sqliteStores(db, { configure: false });
       const a = await stores.open('spaces/a');
-      expect(await a.getVersion(ID(4))).toEqual(body(4));
+      for (const i of [3, 4]) expect(await a.getVersion(ID(i))).toEqual(body(i));
       expect(await stores.size('spaces/a')).toBe(1 + 1 + 10 * 300);
       expect(await a.get('k')).toEqual(new Uint8Array([7]));
-      expect(schemaOf(db)).toEqual({ value: 1 });
+      expect(schemaOf(db)).toEqual({ value: schema });
     } finally {
       db.close();
     }

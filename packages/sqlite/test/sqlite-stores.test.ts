@@ -2,6 +2,7 @@ import { LruBodyCache } from '@minca/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SQLITE_BODY_CACHE, sqliteStores } from '../src/index.ts';
 import { SQL } from '../src/queries.ts';
+import { idPrefix } from '../src/schema.ts';
 import { TempDir } from './temp-db.ts';
 
 const ID = (n: number) => n.toString(16).padStart(64, '0');
@@ -41,11 +42,7 @@ describe('sqliteStores', () => {
       id: number;
     };
     db.prepare('INSERT INTO minca_entries VALUES (?, ?, ?)').run(id, 'k', bytes(9));
-    db.prepare('INSERT INTO minca_versions (store, id, body) VALUES (?, ?, ?)').run(
-      id,
-      ID(2),
-      bytes(8),
-    );
+    db.prepare(SQL.putVersion).run(id, idPrefix(ID(2)), ID(2), bytes(8));
     expect(await a.get('k')).toEqual(bytes(9));
     expect(await a.list('')).toEqual(['k']);
     expect(await a.getVersion(ID(2))).toEqual(bytes(8));
@@ -176,7 +173,8 @@ describe('sqliteStores', () => {
         [SQL.keys.from, 1, 'a'],
         [SQL.entries.between, 1, 'a', 'b'],
         [SQL.getEntry, 1, 'a'],
-        [SQL.getVersion, 1, ID(1)],
+        [SQL.getVersion, 1, idPrefix(ID(1)), ID(1)],
+        [SQL.deleteVersion, 1, idPrefix(ID(1)), ID(1)],
       ] as const
     ).map(([sql, ...params]) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
@@ -185,7 +183,7 @@ describe('sqliteStores', () => {
     );
     for (const plan of plans) {
       expect(plan).toMatch(
-        /^SEARCH minca_(entries USING PRIMARY KEY|versions USING INDEX minca_versions_id) \(store=\? AND/,
+        /^SEARCH minca_(entries USING PRIMARY KEY|versions USING INDEX minca_versions_prefix) \(store=\? AND/,
       );
       expect(plan).not.toMatch(/TEMP B-TREE/); // ORDER BY key comes from the index
     }
