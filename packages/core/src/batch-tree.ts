@@ -3,6 +3,7 @@
  * versions, SHA-256 with `0x00` before a leaf and `0x01` before two children, so a leaf can't
  * pass for a node. A writer signs the root once; each version carries the path from its leaf.
  */
+import { equalBytes } from './bytes.js';
 import { sha256 } from './primitives.js';
 
 /**
@@ -81,3 +82,34 @@ export function rootOf(
   }
   return sn === 0 ? r : undefined;
 }
+
+/** A version's leaf in a batch, with the place and path its proof claims. */
+export interface BatchLeaf {
+  leaf: Uint8Array;
+  index: number;
+  path: readonly Uint8Array[];
+}
+
+/**
+ * For each of `leaves`, of one batch of `size`, the root {@link rootOf} gives. When they are
+ * the whole batch (each index once), as a batch's versions come together, its tree is built
+ * once: 2 hashes a leaf rather than one per level. A leaf whose path is the tree's own for its
+ * index reaches the tree's root; any other path is followed alone, exactly as `rootOf` does, so
+ * a path changed anywhere (above a shared node too) never passes for the tree's.
+ */
+export function rootsOf(leaves: readonly BatchLeaf[], size: number): Array<Uint8Array | undefined> {
+  const alone = () => leaves.map((l) => rootOf(l.leaf, l.index, size, l.path));
+  if (leaves.length !== size || leaves.length < 2) return alone();
+  const ordered: Uint8Array[] = new Array(size);
+  for (const { leaf, index } of leaves) {
+    if (index >= size || ordered[index]) return alone();
+    ordered[index] = leaf;
+  }
+  const tree = merkleTree(ordered);
+  return leaves.map((l) =>
+    samePath(l.path, tree.paths[l.index]!) ? tree.root : rootOf(l.leaf, l.index, size, l.path),
+  );
+}
+
+const samePath = (a: readonly Uint8Array[], b: readonly Uint8Array[]) =>
+  a.length === b.length && a.every((sibling, i) => equalBytes(sibling, b[i]!));

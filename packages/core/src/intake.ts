@@ -10,7 +10,7 @@
 import { MincaError } from './errors.js';
 import { isSystemCollection } from './names.js';
 import type { SpaceView, VersionSource } from './space/space-view.js';
-import { decodeVersion, openWithKeys, type Version, verifyVersion } from './version.js';
+import { decodeVersion, openWithKeys, type Version, verifyVersions } from './version.js';
 import { openStoredMany } from './version-open.js';
 
 /** Decodes versions from outside, strictly and in their one canonical encoding; no signature yet. */
@@ -25,7 +25,7 @@ export function decodeIncoming(frames: readonly Uint8Array[]): Version[] {
  * `invalid_version`; never left unhandled.
  */
 export function startVerifying(versions: readonly Version[]): Promise<void> {
-  const checks = Promise.all(versions.map(verifyVersion)).then(() => undefined);
+  const checks = verifyVersions(versions);
   checks.catch(() => {});
   return checks;
 }
@@ -33,7 +33,7 @@ export function startVerifying(versions: readonly Version[]): Promise<void> {
 /** Decodes versions not yet tied to a space here (an invite code, a ticket) and checks every signature. */
 export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Version[]> {
   const versions = decodeIncoming(frames);
-  await Promise.all(versions.map(verifyVersion));
+  await verifyVersions(versions);
   return versions;
 }
 
@@ -50,7 +50,7 @@ export async function verifyIncoming(
   verified?: Promise<void>,
 ): Promise<Version[]> {
   const fresh = versions.filter((v) => !space.store.hasVersion(v.collection, v.id));
-  await (verified ?? Promise.all(fresh.map(verifyVersion)));
+  await (verified ?? verifyVersions(fresh));
   for (const v of fresh) {
     if (v.space !== space.id)
       throw new MincaError('invalid_version', `version ${v.id} is of another space`);

@@ -3,7 +3,7 @@
  * envelope's bytes (written and read in `envelope.ts`). Layout: spec 05 §3.
  */
 import { base32nopad } from '@scure/base';
-import { leafHash, merkleTree, rootOf } from './batch-tree.js';
+import { type BatchLeaf, leafHash, merkleTree, rootsOf } from './batch-tree.js';
 import { assertBody, type BodyValue, MAX_BODY_BYTES } from './body.js';
 import { compareBytes, fromHex, toHex, utf8 } from './bytes.js';
 import { encodeCbor } from './encoding.js';
@@ -374,27 +374,57 @@ const MAX_ROOTS = 4096;
 const latin1 = (bytes: Uint8Array) => String.fromCharCode.apply(null, bytes as never);
 
 /** Checks the author's signature of a decoded version; `invalid_version` when it fails. */
-export async function verifyVersion(version: Version): Promise<void> {
-  const e = parse(version.bytes);
-  const signed = version.bytes.subarray(0, e.proofStart);
-  let ok: boolean;
-  if (e.proof instanceof Uint8Array) {
-    ok = await verifyEd25519(e.author, concat(SIGNING_CONTEXT, signed), e.proof);
-  } else {
-    const { signature, size, index, path } = e.proof;
-    const root = rootOf(leafHash(signed, SIGNING_CONTEXT), index, size, path);
-    if (!root) invalid('its batch path does not lead to a root');
-    // One check per batch: the versions of a batch that come together share it.
-    const key = latin1(e.author) + latin1(signature) + latin1(root!) + size;
-    let check = roots.get(key);
-    if (!check) {
-      if (roots.size >= MAX_ROOTS) roots.delete(roots.keys().next().value!);
-      check = verifyEd25519(e.author, rootMessage(size, root!), signature);
-      roots.set(key, check);
+export function verifyVersion(version: Version): Promise<void> {
+  return verifyVersions([version]);
+}
+
+/**
+ * Checks the authors' signatures of decoded versions, all at once; `invalid_version` when one
+ * fails. The versions of a batch signature that come together share its tree (`rootsOf`) and
+ * one check of its signature.
+ */
+export async function verifyVersions(versions: readonly Version[]): Promise<void> {
+  const single: Array<[author: Uint8Array, message: Uint8Array, signature: Uint8Array]> = [];
+  const batches = new Map<string, { author: Uint8Array; proof: BatchProof; leaves: BatchLeaf[] }>();
+  for (const version of versions) {
+    const e = parse(version.bytes);
+    const signed = version.bytes.subarray(0, e.proofStart);
+    if (e.proof instanceof Uint8Array) {
+      single.push([e.author, concat(SIGNING_CONTEXT, signed), e.proof]);
+      continue;
     }
-    ok = await check;
+    const { signature, size, index, path } = e.proof;
+    const key = latin1(e.author) + latin1(signature) + size;
+    let batch = batches.get(key);
+    if (!batch) batches.set(key, (batch = { author: e.author, proof: e.proof, leaves: [] }));
+    batch.leaves.push({ leaf: leafOf(signed), index, path });
   }
-  if (!ok) invalid('signature does not verify');
+  // Every path is followed before any check starts: a bad one throws with nothing left running.
+  const batchChecks: Array<[author: Uint8Array, proof: BatchProof, root: Uint8Array]> = [];
+  for (const { author, proof, leaves } of batches.values()) {
+    for (const root of rootsOf(leaves, proof.size)) {
+      if (!root) invalid('its batch path does not lead to a root');
+      batchChecks.push([author, proof, root!]);
+    }
+  }
+  const checks = [
+    ...single.map(([author, message, signature]) => verifyEd25519(author, message, signature)),
+    ...batchChecks.map(([author, proof, root]) => rootChecked(author, proof, root)),
+  ];
+  if (!(await Promise.all(checks)).every(Boolean)) invalid('signature does not verify');
+}
+
+/** Whether the author signed batch root `root`: one check per batch, remembered. */
+function rootChecked(author: Uint8Array, proof: BatchProof, root: Uint8Array): Promise<boolean> {
+  const { signature, size } = proof;
+  const key = latin1(author) + latin1(signature) + latin1(root) + size;
+  let check = roots.get(key);
+  if (!check) {
+    if (roots.size >= MAX_ROOTS) roots.delete(roots.keys().next().value!);
+    check = verifyEd25519(author, rootMessage(size, root), signature);
+    roots.set(key, check);
+  }
+  return check;
 }
 
 // Opening bodies lives beside, in its own module; these names stay importable from here.

@@ -1,0 +1,101 @@
+// A batch's versions that come together are checked over one tree (`rootsOf`): the roots it
+// gives must be `rootOf`'s, leaf by leaf, whatever the paths claim.
+import { describe, expect, it } from 'vitest';
+import { type BatchLeaf, merkleTree, rootOf, rootsOf } from '../src/batch-tree.js';
+import { decodeStrict, encodeCbor } from '../src/encoding.js';
+import { randomId } from '../src/ids.js';
+import { SigningKey } from '../src/keys.js';
+import { sha256 } from '../src/primitives.js';
+import { randomKey } from '../src/seal.js';
+import { createVersions, decodeVersion, verifyVersions } from '../src/version.js';
+import { drafts, errorCode } from './version-fixture.js';
+
+const leafOf = (n: number) => sha256(new Uint8Array([n, n >> 8]));
+
+/** Every leaf of a tree of `size` with its own path. */
+function whole(size: number): BatchLeaf[] {
+  const leaves = Array.from({ length: size }, (_, i) => leafOf(i));
+  const tree = merkleTree(leaves);
+  return leaves.map((leaf, index) => ({ leaf, index, path: tree.paths[index]! }));
+}
+
+const flipped = (bytes: Uint8Array) => bytes.map((b, k) => (k === 0 ? b ^ 1 : b));
+const alone = (leaves: readonly BatchLeaf[], size: number) =>
+  leaves.map((l) => rootOf(l.leaf, l.index, size, l.path));
+
+describe('rootsOf', () => {
+  it('gives rootOf’s root for each leaf of a whole batch, of any size', () => {
+    for (const size of [2, 3, 5, 8, 13, 64, 100]) {
+      const leaves = whole(size);
+      const roots = rootsOf(leaves, size);
+      expect(roots).toEqual(alone(leaves, size));
+      expect(new Set(roots.map((r) => r && Buffer.from(r).toString('hex'))).size).toBe(1);
+    }
+  });
+
+  it('gives rootOf’s answer for a leaf whose path was changed at any level, the rest whole', () => {
+    const size = 64;
+    for (const at of [0, 7, 31, 63]) {
+      const leaves = whole(size);
+      for (let level = 0; level < leaves[at]!.path.length; level++) {
+        const changed = leaves.map((l, i) =>
+          i === at ? { ...l, path: l.path.map((p, j) => (j === level ? flipped(p) : p)) } : l,
+        );
+        const roots = rootsOf(changed, size);
+        expect(roots).toEqual(alone(changed, size));
+        // Its root is not the batch's: a sibling changed high up is not taken on a shared node.
+        expect(roots[at]).not.toEqual(roots[at === 0 ? 1 : 0]);
+      }
+      // Cut short, one too long, or another index's path.
+      for (const path of [
+        leaves[at]!.path.slice(1),
+        [...leaves[at]!.path, leafOf(999)],
+        leaves[(at + 1) % size]!.path,
+      ]) {
+        const changed = leaves.map((l, i) => (i === at ? { ...l, path } : l));
+        expect(rootsOf(changed, size)).toEqual(alone(changed, size));
+      }
+    }
+  });
+
+  it('follows each path alone when the batch is not all there or an index comes twice', () => {
+    const leaves = whole(16);
+    const some = leaves.slice(3, 11);
+    expect(rootsOf(some, 16)).toEqual(alone(some, 16));
+    const twice = [...leaves.slice(0, 15), { ...leaves[15]!, index: 2 }];
+    expect(rootsOf(twice, 16)).toEqual(alone(twice, 16));
+    const beyond = [...leaves.slice(0, 15), { ...leaves[15]!, index: 16 }];
+    expect(rootsOf(beyond, 16)).toEqual(alone(beyond, 16));
+  });
+});
+
+describe('verifyVersions over a whole batch', () => {
+  const key = SigningKey.generate();
+  const spaceKey = randomKey();
+  const draft = drafts({ space: randomId(), timestamp: 1_780_000_000_000 });
+
+  it('takes the batch, and refuses it with any one version’s path changed', async () => {
+    const made = await createVersions(
+      Array.from({ length: 8 }, (_, i) => draft({ body: { i } })),
+      spaceKey,
+      key,
+      { perSignature: 8 },
+    );
+    const versions = made.map((v) => decodeVersion(v.bytes.slice()));
+    await verifyVersions(versions);
+    for (const at of [0, 5]) {
+      const items = decodeStrict(made[at]!.bytes) as unknown[];
+      const [sig, n, i, path] = items[9] as [Uint8Array, number, number, Uint8Array[]];
+      const forged = [
+        ...path.map((_, level) => [sig, n, i, path.map((p, j) => (j === level ? flipped(p) : p))]),
+        [sig, n, i ^ 1, path],
+        [sig, n, i, path.slice(0, -1)],
+      ];
+      for (const proof of forged) {
+        const bad = decodeVersion(encodeCbor([...items.slice(0, 9), proof]));
+        const batch = versions.map((v, j) => (j === at ? bad : v));
+        expect(await errorCode(() => verifyVersions(batch))).toBe('invalid_version');
+      }
+    }
+  });
+});
