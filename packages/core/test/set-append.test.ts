@@ -6,7 +6,7 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { CollectionSet, STORE_BLOCK_SIZE } from '../src/collection-set.js';
-import { CHUNK } from '../src/negentropy/block.js';
+import { CHUNK, TAIL_BLOCK_SIZE } from '../src/negentropy/block.js';
 import { ItemBuffer } from '../src/negentropy/item-buffer.js';
 import { limbsOf, prefixSums } from '../src/negentropy/limbs.js';
 import { type NegentropySnapshot, snapshotItems } from '../src/negentropy/set.js';
@@ -85,5 +85,25 @@ describe('a collection set taking items after its last', () => {
     const planned = dropped.blocks.flatMap((b) => Array.from({ length: b.n }, (_, i) => b.lo[i]!));
     expect(planned).toEqual([1, 2, 3, 4]);
     expect(before).toHaveLength(3);
+  });
+
+  it('rewrites a page of at most a tail’s items per write one after another; a run fills blocks', () => {
+    const set = CollectionSet.of('app.post', itemsOf([[1, randomBytes(32)]]));
+    for (let t = 2; t <= 5 * TAIL_BLOCK_SIZE; t++) {
+      const plan = set.plan(itemsOf([[t, randomBytes(32)]]))!;
+      // One page written, of the block the item went to: never a whole block of the set's.
+      expect(plan.puts).toHaveLength(1);
+      expect(plan.puts[0]![1].length).toBeLessThanOrEqual(40 * TAIL_BLOCK_SIZE);
+      set.apply(plan);
+    }
+    expect(set.blocks.map((b) => b.n)).toEqual(Array(5).fill(TAIL_BLOCK_SIZE));
+    // A message's worth at once still appends up to the set's size.
+    const run = Array.from(
+      { length: 2 * TAIL_BLOCK_SIZE },
+      (_, i) => [10_000 + i, randomBytes(32)] as [number, Uint8Array],
+    );
+    set.apply(set.plan(itemsOf(run))!);
+    expect(set.blocks.at(-1)!.n).toBe(3 * TAIL_BLOCK_SIZE);
+    expect(checked(set)).toHaveLength(7 * TAIL_BLOCK_SIZE);
   });
 });

@@ -7,6 +7,14 @@
 import { limbsOf, prefixSums } from './limbs.js';
 import { compareItems, type PackedItems } from './sort.js';
 
+/**
+ * Most items a write of fewer than this many, all after a block's last item, appends to it:
+ * a node's puts one after another fill blocks of this size, not of the set's, so each rewrites
+ * a stored page (set-pages.ts) of at most 2.5 KiB rather than up to 20 (on SQLite, most of a
+ * put's time). Larger writes (a message of versions taken in) append up to the set's size.
+ */
+export const TAIL_BLOCK_SIZE = 64;
+
 /** Items between two stored running sums of a block (2 bytes of sums per item). */
 export const CHUNK = 16;
 
@@ -174,7 +182,14 @@ function mergeBlock(
   const cap = block.n + to - from;
   const last = block.n - 1;
   const after = compareAt(block, last, add, from) < 0;
-  // Items all after the block's last (a node's own writes, dated after all it holds): appended.
+  // Items all after the block's last (a node's own writes, dated after all it holds).
+  if (after && to - from < TAIL_BLOCK_SIZE && size > TAIL_BLOCK_SIZE) {
+    // A few: appended while the block stays within a tail's size, else a block of their own
+    // after it, kept as it is, so each write rewrites at most a tail's page.
+    if (cap <= TAIL_BLOCK_SIZE) out.push(appendTo(block, add, from, to, TAIL_BLOCK_SIZE));
+    else out.push(block, blockOf(add.ids, add.hi, add.lo, from, to));
+    return true;
+  }
   if (after && cap <= size) {
     out.push(appendTo(block, add, from, to, size));
     return true;
