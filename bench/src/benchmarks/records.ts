@@ -3,7 +3,9 @@
 // beside the platform's raw Ed25519 sign rates: one after another (node:crypto) for puts made
 // one after another, on all cores for `putMany`.
 import * as crypto from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as workers from 'node:worker_threads';
 import {
   createNode,
@@ -16,6 +18,8 @@ import {
   seal,
 } from '@minca/core';
 import { memoryStores } from '@minca/memory';
+import { sqliteStores } from '@minca/sqlite';
+import Database from 'better-sqlite3';
 import { allCores, signOneAtATime } from '../ed25519-limits.js';
 import { type Benchmark, median, medianMs } from '../harness.js';
 
@@ -26,6 +30,7 @@ const RUNS = 5;
 interface Run {
   putWeb: number;
   put: number;
+  putSqlite: number;
   get: number;
   list: number;
   putMany: number;
@@ -47,6 +52,35 @@ async function puts(withNodeCrypto: boolean) {
   for (let i = 0; i < COUNT; i++)
     ids.push((await node.records.put(space.id, 'app.post', post(i))).id);
   return { node, space: space.id, ids, rate: COUNT / ((performance.now() - start) / 1000) };
+}
+
+/**
+ * `COUNT` puts one after another on a new node over SQLite, in a new file with the connection
+ * as sqliteStores sets it (each put a commit of its own): records per second or, with
+ * `countLog`, the pages of write-ahead log each put writes (checkpoints held off meanwhile, so
+ * the log keeps them all; SQLite frames are a page and a 24-byte header).
+ */
+async function sqlitePuts(countLog = false): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'minca-bench-puts-'));
+  const file = join(dir, 'node.sqlite');
+  const db = new Database(file);
+  try {
+    const stores = sqliteStores(db);
+    if (countLog) db.pragma('wal_autocheckpoint = 0');
+    const node = await createNode({ stores, crypto: nodeCrypto(crypto) });
+    const space = await node.spaces.create();
+    if (countLog) db.pragma('wal_checkpoint(TRUNCATE)');
+    const start = performance.now();
+    for (let i = 0; i < COUNT; i++) await node.records.put(space.id, 'app.post', post(i));
+    const rate = COUNT / ((performance.now() - start) / 1000);
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const logPages = statSync(`${file}-wal`).size / (pageSize + 24) / COUNT;
+    await node.close();
+    return countLog ? logPages : rate;
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -94,6 +128,7 @@ async function once(): Promise<Run> {
   return {
     putWeb: web.rate,
     put,
+    putSqlite: await sqlitePuts(),
     get,
     list,
     putMany: await putMany(1),
@@ -118,6 +153,7 @@ const bench: Benchmark = {
     const all = median(signAll.map((s) => s.rate));
     const how = signAll.find((s) => s.rate === all)?.how ?? signAll[0]!.how;
     const floor = m('floor');
+    const logPages = await sqlitePuts(true);
     // A store's fingerprint is one hash over a running sum of its ids: what it costs to build
     // that sum from scratch, as opening a store of 1,000,000 versions does.
     const ids = Array.from({ length: 1_000_000 }, (_, i) => hashId(encodeCbor(i)));
@@ -144,6 +180,18 @@ const bench: Benchmark = {
         value: m('put'),
         unit: 'records/s',
         note: `${(m('put') / one).toFixed(2)}× node:crypto sign one after another`,
+      },
+      {
+        name: 'put (SQLite file, node:crypto)',
+        value: m('putSqlite'),
+        unit: 'records/s',
+        note: `${(m('putSqlite') / one).toFixed(2)}× node:crypto sign one after another`,
+      },
+      {
+        name: 'write-ahead log per SQLite put',
+        value: logPages,
+        unit: 'pages',
+        note: `over ${COUNT.toLocaleString('en-US')} puts from an empty space`,
       },
       {
         name: `putMany of ${MANY.toLocaleString('en-US')} (memory, node:crypto)`,

@@ -46,19 +46,27 @@ function connect(file: string): Database.Database {
   return db;
 }
 
-/** The same layout sqliteStores makes, written and read with no adapter in between. */
+/**
+ * The same layout sqliteStores makes (schema 3, spec 05 §5.7), written and read with no adapter
+ * in between: versions appended by rowid, indexed by their id's first 11 hex digits.
+ */
 const RAW_SCHEMA = [
   'CREATE TABLE entries (store INTEGER NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (store, key)) STRICT, WITHOUT ROWID',
-  'CREATE TABLE versions (store INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL, PRIMARY KEY (store, id)) STRICT, WITHOUT ROWID',
+  'CREATE TABLE versions (n INTEGER PRIMARY KEY, store INTEGER NOT NULL, prefix INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL) STRICT',
+  'CREATE INDEX versions_prefix ON versions (store, prefix)',
 ];
 
 function rawWrite(file: string, work: Commit[]): void {
   const db = connect(file);
   for (const sql of RAW_SCHEMA) db.exec(sql);
-  const putVersion = db.prepare('INSERT OR REPLACE INTO versions VALUES (1, ?, ?)');
+  // Every version is new here: the raw side inserts, where the adapter replaces.
+  const putVersion = db.prepare(
+    'INSERT INTO versions (store, prefix, id, body) VALUES (1, ?, ?, ?)',
+  );
   const putEntry = db.prepare('INSERT OR REPLACE INTO entries VALUES (1, ?, ?)');
   const apply = db.transaction((commit: Commit) => {
-    for (const [id, bytes] of commit.versions) putVersion.run(id, bytes);
+    for (const [id, bytes] of commit.versions)
+      putVersion.run(Number.parseInt(id.slice(0, 11), 16), id, bytes);
     for (const { key, value } of commit.entries) putEntry.run(key, value!);
   });
   for (const commit of work) apply(commit);
