@@ -11,6 +11,19 @@ describe('hex and flat strings', () => {
     }
   });
 
+  it('read only lowercase hex of whole bytes: anything else is malformed', () => {
+    const bad = ['0', 'abc', 'AB', 'aG', 'g0', '0:', '/0', '`a', 'a ', ' a', '0x', 'éa'];
+    for (const hex of bad) {
+      expect(() => fromHex(hex), hex).toThrow(expect.objectContaining({ code: 'malformed' }));
+      // A bad pair anywhere in an id's 64 characters.
+      if (hex.length === 2)
+        for (const at of [0, 30, 62])
+          expect(() => fromHex(`${'0'.repeat(at)}${hex}${'0'.repeat(62 - at)}`)).toThrow();
+    }
+    expect(() => fromHex(7 as never)).toThrow(expect.objectContaining({ code: 'malformed' }));
+    expect(fromHex('00ff09af')).toEqual(new Uint8Array([0, 255, 9, 175]));
+  });
+
   it('keep every string as it is: a BOM, accents, emoji, long ones', () => {
     for (const s of ['', '\ufeffabc', 'héllo wörld', 'emoji 🎉 and 中文', 'x'.repeat(30_000)])
       expect(flatString(s)).toBe(s);
