@@ -354,7 +354,7 @@ export function decodeVersion(
     if (!isCollectionName(e.collection)) invalid('bad collection');
     if (!RECORD_ID.test(e.record)) invalid('bad record id');
   }
-  return {
+  const version: Version = {
     id: options.id ?? toHex(hashId(bytes)),
     bytes,
     space: spaceNames.of(e.space),
@@ -366,7 +366,15 @@ export function decodeVersion(
     files: e.files.map(toHex),
     sealedBody: e.body,
   };
+  if (!options.trusted) proofs.set(version, e);
+  return version;
 }
+
+/**
+ * What checking a version's signature reads of its envelope, kept as {@link decodeVersion}
+ * parsed it from outside, so the intake parses a version once, not again to check it.
+ */
+const proofs = new WeakMap<Version, Pick<ParsedEnvelope, 'author' | 'proofStart' | 'proof'>>();
 
 /** Batch roots whose signature was checked (or is being), by author, signature and root. */
 const roots = new Map<string, Promise<boolean>>();
@@ -387,7 +395,7 @@ export async function verifyVersions(versions: readonly Version[]): Promise<void
   const single: Array<[author: Uint8Array, message: Uint8Array, signature: Uint8Array]> = [];
   const batches = new Map<string, { author: Uint8Array; proof: BatchProof; leaves: BatchLeaf[] }>();
   for (const version of versions) {
-    const e = parse(version.bytes);
+    const e = proofs.get(version) ?? parse(version.bytes);
     const signed = version.bytes.subarray(0, e.proofStart);
     if (e.proof instanceof Uint8Array) {
       single.push([e.author, concat(SIGNING_CONTEXT, signed), e.proof]);
