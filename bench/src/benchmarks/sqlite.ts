@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Commit, readEntries } from '@minca/core';
-import { sqliteStores } from '@minca/sqlite';
+import { idPrefix, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { type Benchmark, median, medianMs } from '../harness.js';
 
@@ -65,8 +65,7 @@ function rawWrite(file: string, work: Commit[]): void {
   );
   const putEntry = db.prepare('INSERT OR REPLACE INTO entries VALUES (1, ?, ?)');
   const apply = db.transaction((commit: Commit) => {
-    for (const [id, bytes] of commit.versions)
-      putVersion.run(Number.parseInt(id.slice(0, 11), 16), id, bytes);
+    for (const [id, bytes] of commit.versions) putVersion.run(idPrefix(id), id, bytes);
     for (const { key, value } of commit.entries) putEntry.run(key, value!);
   });
   for (const commit of work) apply(commit);

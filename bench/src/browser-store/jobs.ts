@@ -16,16 +16,13 @@ import {
 
 /**
  * The raw side's statements on `minca_versions` (spec 05 §5.7): a version is found by its id's
- * first 11 hex digits as an integer (`prefix`), then its whole id; a put deletes, then inserts.
+ * first 11 hex digits as an integer (`idPrefix`), then its whole id; a put deletes, then inserts.
  */
 export const RAW_VERSIONS = {
   get: 'SELECT body FROM minca_versions WHERE store = ? AND prefix = ? AND id = ?',
   delete: 'DELETE FROM minca_versions WHERE store = ? AND prefix = ? AND id = ?',
   insert: 'INSERT INTO minca_versions (store, prefix, id, body) VALUES (?, ?, ?, ?)',
 } as const;
-
-/** The `prefix` column of version `id`. */
-export const rawPrefix = (id: string) => Number.parseInt(id.slice(0, 11), 16);
 
 /** What each side answers: the adapter's methods the store calls, or raw calls doing the same. */
 export interface Conn {

@@ -1,9 +1,9 @@
 // The SQLite side of the IndexedDB/SQLite benchmark, in Node: @minca/sqlite over better-sqlite3
 // on a file, and raw better-sqlite3 statements on the same tables as the baseline.
 import type { Commit } from '@minca/core';
-import { sqliteStores } from '@minca/sqlite';
+import { idPrefix, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
-import { type Conn, connThrough, RAW_VERSIONS, rawPrefix } from './jobs.js';
+import { type Conn, connThrough, RAW_VERSIONS } from './jobs.js';
 
 export const STORE_PATH = 'spaces/bench';
 
@@ -50,8 +50,9 @@ export async function rawConn(file: string): Promise<Conn> {
   );
   const write = db.transaction((commit: Commit) => {
     for (const [id, body] of commit.versions) {
-      deleteBody.run(store, rawPrefix(id), id);
-      insertBody.run(store, rawPrefix(id), id, body);
+      const prefix = idPrefix(id);
+      deleteBody.run(store, prefix, id);
+      insertBody.run(store, prefix, id, body);
     }
     for (const { key, value } of commit.entries) putEntry.run(store, key, value!);
   });
@@ -61,7 +62,7 @@ export async function rawConn(file: string): Promise<Conn> {
       range.all(store, prefix, after(prefix)) as Array<[string, Uint8Array]>,
     count: async (prefix) => count.get(store, prefix, after(prefix)) as number,
     getVersions: async (ids) =>
-      ids.map((id) => getBody.get(store, rawPrefix(id), id) as Uint8Array | undefined),
+      ids.map((id) => getBody.get(store, idPrefix(id), id) as Uint8Array | undefined),
     commit: async (commit) => void write(commit),
     async close() {
       db.close();

@@ -5,17 +5,10 @@
 // where the demo runs its node). The same jobs, beside raw statements on the same connection.
 
 import type { Commit } from '@minca/core';
-import { type SqliteDatabase, sqliteStores } from '@minca/sqlite';
+import { idPrefix, type SqliteDatabase, sqliteStores } from '@minca/sqlite';
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
 import { fill } from './dataset.js';
-import {
-  type Conn,
-  connThrough,
-  type JobResult,
-  RAW_VERSIONS,
-  rawPrefix,
-  runJobs,
-} from './jobs.js';
+import { type Conn, connThrough, type JobResult, RAW_VERSIONS, runJobs } from './jobs.js';
 
 const FILE = '/bench.sqlite3';
 const PATH = 'spaces/bench';
@@ -127,13 +120,14 @@ function rawOver(db: Oo1Db, own: boolean): Conn {
     },
     count: async (prefix) => one(count, [store, prefix, after(prefix)]) as number,
     getVersions: async (ids) =>
-      ids.map((id) => one(getBody, [store, rawPrefix(id), id]) as Uint8Array | undefined),
+      ids.map((id) => one(getBody, [store, idPrefix(id), id]) as Uint8Array | undefined),
     async commit(commit: Commit) {
       db.exec('BEGIN');
       try {
         for (const [id, body] of commit.versions) {
-          bound(deleteBody, [store, rawPrefix(id), id]).step();
-          bound(insertBody, [store, rawPrefix(id), id, body]).step();
+          const prefix = idPrefix(id);
+          bound(deleteBody, [store, prefix, id]).step();
+          bound(insertBody, [store, prefix, id, body]).step();
         }
         for (const { key, value } of commit.entries) bound(putEntry, [store, key, value]).step();
         db.exec('COMMIT');

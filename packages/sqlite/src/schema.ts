@@ -12,7 +12,10 @@ export const SCHEMA_VERSION = 3;
 /** Hex digits of a version id that make its `prefix`: 44 bits, an integer SQLite keeps in 6 bytes. */
 export const PREFIX_DIGITS = 11;
 
-/** A version id's `prefix` column: its first {@link PREFIX_DIGITS} hex digits as an integer. */
+/**
+ * A version id's `prefix` column in `minca_versions`: its first {@link PREFIX_DIGITS} hex digits
+ * as an integer (spec 05 §5.7), for SQL of your own over the same table.
+ */
 export const idPrefix = (id: string): number => Number.parseInt(id.slice(0, PREFIX_DIGITS), 16);
 
 /** {@link idPrefix} in SQL, of the TEXT column `id`: for moving older schemas' versions. */
