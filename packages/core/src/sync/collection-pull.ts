@@ -11,6 +11,7 @@ import { type NegentropySnapshot, snapshotItems } from '../negentropy/set.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
 import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE, VERS_MESSAGE_BYTES } from './messages.js';
+import { type Outgoing, outgoing } from './outgoing.js';
 import { STALE_MS } from './pacing.js';
 import type { SyncChannel } from './reconciliation.js';
 
@@ -56,21 +57,21 @@ export function idsAfter(
 
 /**
  * The page a pull asks for: the versions of `collection` past `after`, as many as one frame
- * carries (by count and bytes), so a pull costs the side answering it one frame's reading.
+ * carries (by count and bytes), so a pull costs the side answering it one frame's reading. Read
+ * as bytes: the side answering does not decode what the side asking decodes and checks.
  */
 export async function pullPage(
   store: Store,
   collection: string,
   after: Uint8Array | undefined,
-): Promise<Version[]> {
+): Promise<Outgoing[]> {
   const ids = idsAfter(store.syncSet(collection), after, MAX_VERSIONS_PER_MESSAGE);
   // One message's worth (pages in flight are what a joining device holds at once).
   const budget = VERS_MESSAGE_BYTES;
-  const page: Version[] = [];
+  const page: Outgoing[] = [];
   let size = 0;
   for (let at = 0; at < ids.length; at += READ_BATCH) {
-    for (const v of await store.getVersions(ids.slice(at, at + READ_BATCH))) {
-      if (v === undefined) continue;
+    for (const v of await outgoing(store, ids.slice(at, at + READ_BATCH), collection)) {
       if (size + v.bytes.length + 8 > budget) return page;
       page.push(v);
       size += v.bytes.length + 8;

@@ -15,6 +15,7 @@ import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
 import { MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
+import { type Outgoing, outgoing } from './outgoing.js';
 import {
   MAX_IDS_PER_WANT,
   MAX_REFUSALS,
@@ -251,21 +252,15 @@ export class SpaceSync implements Reconciled {
   }
 
   async #onWant(q: number, ids: Uint8Array[]): Promise<void> {
-    const versions = await this.space.store.getVersions(ids.map(toHex));
-    this.#sendVersions(
-      await this.#keysAhead(versions.filter((v): v is Version => v !== undefined)),
-      q,
-    );
+    this.#sendVersions(await this.#keysAhead(await outgoing(this.space.store, ids.map(toHex))), q);
   }
 
   /** Sends versions the peer lacks, unasked (the starter learns what the responder needs). */
   async push(ids: readonly string[]): Promise<void> {
     const send = ids.filter((id) => !this.#refused.has(id));
     for (let at = 0; at < send.length; at += PUSH_BATCH) {
-      const versions = await this.space.store.getVersions(send.slice(at, at + PUSH_BATCH));
-      this.#sendVersions(
-        await this.#keysAhead(versions.filter((v): v is Version => v !== undefined)),
-      );
+      const versions = await outgoing(this.space.store, send.slice(at, at + PUSH_BATCH));
+      this.#sendVersions(await this.#keysAhead(versions));
     }
   }
 
@@ -274,7 +269,7 @@ export class SpaceSync implements Reconciled {
    * a key changed while a session ran past `sys.*` must reach the peer before what is sealed
    * under it, or the peer could open neither.
    */
-  async #keysAhead(versions: Version[]): Promise<Version[]> {
+  async #keysAhead(versions: Outgoing[]): Promise<Outgoing[]> {
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     if (versions.every((v) => isSystemCollection(v.collection))) return versions;
     const held = [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
@@ -311,7 +306,7 @@ export class SpaceSync implements Reconciled {
    * Packs versions into messages of up to {@link VERS_MESSAGE_BYTES} and 4,096 versions; an
    * answer to a want always gets one reply.
    */
-  #sendVersions(versions: Version[], q?: number): void {
+  #sendVersions(versions: readonly Outgoing[], q?: number): void {
     const budget = VERS_MESSAGE_BYTES;
     let batch: Uint8Array[] = [];
     let size = 0;

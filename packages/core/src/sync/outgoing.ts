@@ -1,0 +1,33 @@
+/**
+ * What a peer is sent: versions' bytes, each with its collection, read from the store without
+ * decoding them. Answering a pull, a want or a push costs the side that answers a read and the
+ * store's hash check per version: the peer decodes and checks every version anyway.
+ */
+import type { Store } from '../store.js';
+
+/** A version on its way to a peer: all a `vers` message and its key records ahead need. */
+export interface Outgoing {
+  id: string;
+  collection: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * The versions of `ids` the store holds, in order, with the collection each is of: `collection`
+ * when they are all of one (a pull's page, read from its sync set), else the one holding it.
+ */
+export async function outgoing(
+  store: Store,
+  ids: readonly string[],
+  collection?: string,
+): Promise<Outgoing[]> {
+  const bytes = await store.getVersionBytes(ids);
+  const names = collection === undefined ? store.collectionNames() : [];
+  const out: Outgoing[] = [];
+  ids.forEach((id, i) => {
+    const b = bytes[i];
+    const of = collection ?? names.find((name) => store.hasVersion(name, id));
+    if (b !== undefined && of !== undefined) out.push({ id, collection: of, bytes: b });
+  });
+  return out;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { randomId } from '../src/ids.js';
+import { SigningKey } from '../src/keys.js';
+import { randomKey } from '../src/seal.js';
+import { Store } from '../src/store.js';
+import { cursorOf, pullPage } from '../src/sync/collection-pull.js';
+import { VERS_MESSAGE_BYTES } from '../src/sync/messages.js';
+import { outgoing } from '../src/sync/outgoing.js';
+import { createVersions, type Version } from '../src/version.js';
+import { fakeStores } from './fake-adapter.js';
+import { errorCode } from './version-fixture.js';
+
+const key = SigningKey.generate();
+const spaceKey = randomKey();
+const space = randomId();
+
+/** `n` versions of `collection`, a body of `bytes` each, one millisecond apart. */
+const versions = (collection: string, n: number, bytes = 8) =>
+  createVersions(
+    Array.from({ length: n }, (_, i) => ({
+      space,
+      collection,
+      record: randomId(),
+      supersedes: [],
+      timestamp: 1_700_000_000_000 + i,
+      files: [],
+      body: { text: 'x'.repeat(bytes) },
+    })),
+    spaceKey,
+    key,
+  );
+
+/** A store holding `held`, over a fake adapter; `adapter` to change what it holds under it. */
+async function storeOf(held: Version[]) {
+  const adapter = await fakeStores().open('s');
+  const store = await Store.open(adapter);
+  await store.commit({ versions: held });
+  return { store, adapter };
+}
+
+const sent = (versions: Version[]) =>
+  versions.map((v) => ({ id: v.id, collection: v.collection, bytes: v.bytes }));
+
+describe('what a peer is sent', () => {
+  it('is the stored bytes of each id held, in order, each with its collection', async () => {
+    const posts = await versions('app.post', 3);
+    const notes = await versions('app.note', 2);
+    const { store } = await storeOf([...posts, ...notes]);
+    const ids = [notes[1]!.id, posts[0]!.id, 'ab'.repeat(32), notes[0]!.id, posts[2]!.id];
+    expect(await outgoing(store, ids)).toEqual(sent([notes[1]!, posts[0]!, notes[0]!, posts[2]!]));
+  });
+
+  it('is never bytes that do not hash to their id, even read from the store', async () => {
+    const [v] = await versions('app.post', 1);
+    const { adapter } = await storeOf([v!]);
+    const changed = v!.bytes.slice();
+    changed[changed.length - 1]! ^= 1;
+    await adapter.putVersion(v!.id, changed);
+    // Opened again, as after a restart: nothing of the version is cached.
+    const reopened = await Store.open(adapter);
+    expect(await errorCode(() => outgoing(reopened, [v!.id]))).toBe('corrupt');
+  });
+
+  it('answers a pull a frame at a time, in the order of the sync set, from a cursor', async () => {
+    // Bodies of 1 KiB: a frame's worth is fewer than the 200 held.
+    const posts = await versions('app.post', 200, 1024);
+    const { store } = await storeOf(posts);
+    const first = await pullPage(store, 'app.post', undefined);
+    const size = first.reduce((n, v) => n + v.bytes.length + 8, 0);
+    expect(size).toBeLessThanOrEqual(VERS_MESSAGE_BYTES);
+    expect(first.length).toBeLessThan(posts.length);
+    expect(first).toEqual(sent(posts.slice(0, first.length)));
+
+    const next = await pullPage(store, 'app.post', cursorOf(posts[first.length - 1]!));
+    expect(next[0]).toEqual(sent([posts[first.length]!])[0]);
+    expect(await pullPage(store, 'app.post', cursorOf(posts.at(-1)!))).toEqual([]);
+  });
+});
