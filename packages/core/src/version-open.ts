@@ -10,7 +10,7 @@ import { bodyOf, headerLength } from './envelope.js';
 import { MincaError } from './errors.js';
 import { XChaChaOpenings } from './primitives.js';
 import { addSalted, openSalted } from './seal.js';
-import type { Version } from './version.js';
+import type { Version } from './version-format.js';
 
 const BODY_CONTEXT = utf8('minca/body/v2\n');
 

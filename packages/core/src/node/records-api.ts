@@ -9,7 +9,7 @@ import type { AddFileOptions, ReadFileOptions } from '../files/space-files.js';
 import { isSystemCollection } from '../names.js';
 import type { ListOptions, MincaRecord } from '../space/record-reads.js';
 import type { SpaceChange } from '../space/space-view.js';
-import type { SignOptions } from '../version.js';
+import type { SignOptions } from '../version-make.js';
 import type { OpenSpaces } from './open-spaces.js';
 
 export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {

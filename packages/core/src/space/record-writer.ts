@@ -15,7 +15,7 @@ import {
   type SignOptions,
   sealVersions,
   type VersionDraft,
-} from '../version.js';
+} from '../version-make.js';
 
 /** `invalid_name` for what is not a record id. */
 export function assertRecordId(id: unknown): asserts id is string {
