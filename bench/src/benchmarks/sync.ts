@@ -2,10 +2,11 @@
 // then a re-sync after 100 new records on each side; the same initial sync with the records
 // written under batch signatures; and Yjs syncing as many records between two processes, in the
 // same run. The minca processes are the integration tests' node fixture; it counts the bytes
-// and frames that cross its transport.
+// and frames that cross its transport, and the CPU time each process spends (every thread):
+// both share this machine's cores, so their sum per version bounds the rate any sync here gets.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,7 @@ const LIMIT = { ofVerify: 0.8, clientRssMiB: 150, bytesPerRecord: 250, ofYjs: 3 
 
 interface Status extends ChildStatus {
   maxRssKiB: number;
+  cpuMicros: number;
   sent: number;
   received: number;
   negSent: number;
@@ -59,6 +61,8 @@ interface MincaRun {
   starter: string;
   server: Status;
   client: Status;
+  /** CPU time each process spent in the initial sync, all its threads, µs. */
+  cpu: { server: number; client: number };
   resync?: { ms: number; bytes: number; roundTrips: number };
 }
 
@@ -78,10 +82,19 @@ async function mincaSync(perSignature: number, resync: boolean): Promise<MincaRu
     });
     const starter = serverDid < did ? 'server' : 'client';
     const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
+    const cpu = async (node: ChildNode) =>
+      (await node.ask<{ cpuMicros: number }>({ cmd: 'cpu' })).cpuMicros;
+    const [s0, c0] = [await cpu(server), await cpu(client)];
     let start = performance.now();
     await client.ask({ cmd: 'join', ticket, port });
     const [s1, c1] = await untilLevel<Status>(server, client, 600_000);
-    const run: MincaRun = { ms: performance.now() - start, starter, server: s1, client: c1 };
+    const run: MincaRun = {
+      ms: performance.now() - start,
+      starter,
+      server: s1,
+      client: c1,
+      cpu: { server: s1.cpuMicros - s0, client: c1.cpuMicros - c0 },
+    };
     if (resync) {
       await client.ask({ cmd: 'disconnect' });
       await server.ask({ cmd: 'write', count: 100 });
@@ -148,6 +161,7 @@ const newDatabase = () => {
 };
 
 const MiB = (kib: number) => kib / 1024;
+const cores = availableParallelism();
 const perRecord = (run: MincaRun) => (run.server.sent + run.client.sent) / RECORDS;
 const records = RECORDS.toLocaleString('en-US');
 
@@ -167,6 +181,12 @@ function mincaFigures(label: string, run: MincaRun, verifyRate: number): Figure[
       value: run.server.sent + run.client.sent,
       unit: 'B',
       note: `${perRecord(run).toFixed(0)} B per record (limit ≤ ${LIMIT.bytesPerRecord}); client→server ${run.client.sent.toLocaleString('en-US')} B`,
+    },
+    {
+      name: `${label}: CPU per version, both processes`,
+      value: (run.cpu.server + run.cpu.client) / RECORDS,
+      unit: 'µs',
+      note: `server ${(run.cpu.server / RECORDS).toFixed(0)}, client ${(run.cpu.client / RECORDS).toFixed(0)} (every thread); on ${cores} cores at most ${Math.round((cores * 1e6 * RECORDS) / (run.cpu.server + run.cpu.client)).toLocaleString('en-US')} versions/s`,
     },
     { name: `${label}: peak RSS, server`, value: MiB(run.server.maxRssKiB), unit: 'MiB' },
     {
