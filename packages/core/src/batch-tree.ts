@@ -91,24 +91,64 @@ export interface BatchLeaf {
 }
 
 /**
- * For each of `leaves`, of one batch of `size`, the root {@link rootOf} gives. When they are
- * the whole batch (each index once), as a batch's versions come together, its tree is built
- * once: 2 hashes a leaf rather than one per level. A leaf whose path is the tree's own for its
- * index reaches the tree's root; any other path is followed alone, exactly as `rootOf` does, so
- * a path changed anywhere (above a shared node too) never passes for the tree's.
+ * For each of `leaves`, of one batch of `size`, the root {@link rootOf} gives, with the tree
+ * over them built once: about 2 hashes a leaf rather than one per level. A batch's versions
+ * come together, the whole batch or, where a page of a pull ends inside it, a run of it; a part
+ * of the tree none of them is under is taken from the path of the nearest one that names it. A
+ * leaf whose path is the tree's own for its index reaches the tree's root; any other path is
+ * followed alone, exactly as `rootOf` does, so a path changed anywhere (above a shared node
+ * too) never passes for the tree's.
  */
 export function rootsOf(leaves: readonly BatchLeaf[], size: number): Array<Uint8Array | undefined> {
   const alone = () => leaves.map((l) => rootOf(l.leaf, l.index, size, l.path));
-  if (leaves.length !== size || leaves.length < 2) return alone();
-  const ordered: Uint8Array[] = new Array(size);
-  for (const { leaf, index } of leaves) {
-    if (index >= size || ordered[index]) return alone();
-    ordered[index] = leaf;
+  if (leaves.length < 2) return alone();
+  const sorted = [...leaves].sort((a, b) => a.index - b.index);
+  for (let i = 0; i < sorted.length; i++) {
+    const { index } = sorted[i]!;
+    // An index twice or past the batch: no one tree has them all.
+    if (!(index < size) || (i > 0 && index === sorted[i - 1]!.index)) return alone();
   }
-  const tree = merkleTree(ordered);
+  const tree = partialTree(sorted, size);
+  if (!tree) return alone();
   return leaves.map((l) =>
-    samePath(l.path, tree.paths[l.index]!) ? tree.root : rootOf(l.leaf, l.index, size, l.path),
+    samePath(l.path, tree.paths.get(l.index)!) ? tree.root : rootOf(l.leaf, l.index, size, l.path),
   );
+}
+
+/**
+ * The tree of a batch of `size` over `leaves` (sorted by index, each once): its root, and each
+ * leaf's path in it. Where a subtree holds none of them, its hash is the one the path of the
+ * first leaf beside it names at that level; `undefined` when that path is too short.
+ */
+function partialTree(
+  leaves: readonly BatchLeaf[],
+  size: number,
+): { root: Uint8Array; paths: Map<number, Uint8Array[]> } | undefined {
+  const paths = new Map(leaves.map((l): [number, Uint8Array[]] => [l.index, []]));
+  // A leaf's path so far is as long as the levels built under it: the next is this level's.
+  const named = (l: BatchLeaf) => l.path[paths.get(l.index)!.length];
+  // The hash of leaves [lo, hi) of the tree, `inside` the ones given among them (at least one).
+  const build = (lo: number, hi: number, inside: readonly BatchLeaf[]): Uint8Array | undefined => {
+    if (hi - lo === 1) return inside[0]!.leaf;
+    const mid = lo + split(hi - lo);
+    let cut = 0;
+    while (cut < inside.length && inside[cut]!.index < mid) cut++;
+    const before = inside.slice(0, cut);
+    const after = inside.slice(cut);
+    // `null` for a side with none of them, `undefined` where a path under it was too short.
+    const l = before.length > 0 ? build(lo, mid, before) : null;
+    const r = after.length > 0 ? build(mid, hi, after) : null;
+    if (l === undefined || r === undefined) return undefined;
+    // A side with none of them: named by the other side's first leaf, once its levels are built.
+    const left = l ?? named(after[0]!);
+    const right = r ?? named(before[0]!);
+    if (!left || !right) return undefined;
+    for (const leaf of before) paths.get(leaf.index)!.push(right);
+    for (const leaf of after) paths.get(leaf.index)!.push(left);
+    return nodeHash(left, right);
+  };
+  const root = build(0, size, leaves);
+  return root && { root, paths };
 }
 
 const samePath = (a: readonly Uint8Array[], b: readonly Uint8Array[]) =>

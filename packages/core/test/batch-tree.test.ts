@@ -1,5 +1,6 @@
 // A batch's versions that come together are checked over one tree (`rootsOf`): the roots it
 // gives must be `rootOf`'s, leaf by leaf, whatever the paths claim.
+import { fc } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { type BatchLeaf, merkleTree, rootOf, rootsOf } from '../src/batch-tree.js';
 import { decodeStrict, encodeCbor } from '../src/encoding.js';
@@ -19,6 +20,7 @@ function whole(size: number): BatchLeaf[] {
   return leaves.map((leaf, index) => ({ leaf, index, path: tree.paths[index]! }));
 }
 
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 const flipped = (bytes: Uint8Array) => bytes.map((b, k) => (k === 0 ? b ^ 1 : b));
 const alone = (leaves: readonly BatchLeaf[], size: number) =>
   leaves.map((l) => rootOf(l.leaf, l.index, size, l.path));
@@ -58,10 +60,67 @@ describe('rootsOf', () => {
     }
   });
 
-  it('follows each path alone when the batch is not all there or an index comes twice', () => {
+  it('gives rootOf’s answer for each leaf of any part of a batch, whatever its paths say', () => {
+    // Parts as pages of a pull cut them (a run) and any other (a subset), each leaf's path its
+    // own or changed: a sibling flipped, cut short, one too long, or another leaf's.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 100 }).chain((size) =>
+          fc.record({
+            size: fc.constant(size),
+            part: fc.oneof(
+              fc
+                .tuple(fc.nat(size - 1), fc.nat(size - 1))
+                .map(([a, b]) => range(Math.min(a, b), Math.max(a, b) + 1)),
+              fc.uniqueArray(fc.nat(size - 1), { minLength: 1, maxLength: size }),
+            ),
+            changes: fc.array(fc.record({ leaf: fc.nat(), level: fc.nat(), how: fc.nat(3) }), {
+              maxLength: 3,
+            }),
+          }),
+        ),
+        ({ size, part, changes }) => {
+          const all = whole(size);
+          const leaves = part.map((i) => all[i]!);
+          for (const { leaf, level, how } of changes) {
+            const at = leaf % leaves.length;
+            const { path } = leaves[at]!;
+            const changed =
+              how === 0
+                ? path.map((p, j) => (j === level % path.length ? flipped(p) : p))
+                : how === 1
+                  ? path.slice(1)
+                  : how === 2
+                    ? [...path, leafOf(999)]
+                    : all[(leaves[at]!.index + 1) % size]!.path;
+            leaves[at] = { ...leaves[at]!, path: changed };
+          }
+          expect(rootsOf(leaves, size)).toEqual(alone(leaves, size));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('builds one tree over a run of a batch, as a page of a pull ends inside it', () => {
+    for (const size of [5, 64, 100]) {
+      const all = whole(size);
+      for (const [from, to] of [
+        [0, 3],
+        [2, size],
+        [1, size - 1],
+      ]) {
+        const run = all.slice(from, to);
+        const roots = rootsOf(run, size);
+        expect(roots).toEqual(alone(run, size));
+        // One root object for all: the tree was built once, not a path folded per leaf.
+        expect(new Set(roots).size).toBe(1);
+      }
+    }
+  });
+
+  it('follows each path alone when an index comes twice or lies past the batch', () => {
     const leaves = whole(16);
-    const some = leaves.slice(3, 11);
-    expect(rootsOf(some, 16)).toEqual(alone(some, 16));
     const twice = [...leaves.slice(0, 15), { ...leaves[15]!, index: 2 }];
     expect(rootsOf(twice, 16)).toEqual(alone(twice, 16));
     const beyond = [...leaves.slice(0, 15), { ...leaves[15]!, index: 16 }];
@@ -69,12 +128,12 @@ describe('rootsOf', () => {
   });
 });
 
-describe('verifyVersions over a whole batch', () => {
+describe('verifyVersions over a batch', () => {
   const key = SigningKey.generate();
   const spaceKey = randomKey();
   const draft = drafts({ space: randomId(), timestamp: 1_780_000_000_000 });
 
-  it('takes the batch, and refuses it with any one version’s path changed', async () => {
+  it('takes the batch or a run of it, and refuses either with any one version’s path changed', async () => {
     const made = await createVersions(
       Array.from({ length: 8 }, (_, i) => draft({ body: { i } })),
       spaceKey,
@@ -83,6 +142,7 @@ describe('verifyVersions over a whole batch', () => {
     );
     const versions = made.map((v) => decodeVersion(v.bytes.slice()));
     await verifyVersions(versions);
+    await verifyVersions(versions.slice(2, 7));
     for (const at of [0, 5]) {
       const items = decodeStrict(made[at]!.bytes) as unknown[];
       const [sig, n, i, path] = items[9] as [Uint8Array, number, number, Uint8Array[]];
@@ -95,6 +155,10 @@ describe('verifyVersions over a whole batch', () => {
         const bad = decodeVersion(encodeCbor([...items.slice(0, 9), proof]));
         const batch = versions.map((v, j) => (j === at ? bad : v));
         expect(await errorCode(() => verifyVersions(batch))).toBe('invalid_version');
+        // And in a run of the batch, as a page of a pull ends inside it.
+        expect(await errorCode(() => verifyVersions(batch.slice(at, at + 3)))).toBe(
+          'invalid_version',
+        );
       }
     }
   });
