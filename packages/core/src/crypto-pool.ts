@@ -44,7 +44,7 @@ interface Packed {
 /** A job, before its number. */
 type Job =
   | ({ kind: 'sign'; jwk: Ed25519Jwk } & Packed)
-  | ({ kind: 'open'; count: number; keys: Uint8Array; nonces: Uint8Array } & Packed)
+  | ({ kind: 'open' | 'seal'; count: number; keys: Uint8Array; nonces: Uint8Array } & Packed)
   | ({ kind: 'verify'; keys: Uint8Array; signatures: Uint8Array } & Packed);
 
 /** What a job comes back as. */
@@ -55,16 +55,16 @@ interface Answer {
 
 /**
  * A job's answer: signatures (64 bytes each), or plaintexts back to back with each one's length
- * (-1 where the tag did not match), or a byte a signature (1 where it verifies), or why it
- * failed.
+ * (-1 where the tag did not match), or sealed values back to back with each one's length, or a
+ * byte a signature (1 where it verifies), or why it failed.
  */
 type Reply = ({ job: number } & Answer) | { job: number; error: string };
 
 // The worker keeps the last signing key it made, since one key signs a whole `putMany`. An
-// opening's keys are wiped once used.
+// opening's or sealing's keys are wiped once used.
 const WORKER_CODE = `
 const { parentPort } = require('node:worker_threads');
-const { createPrivateKey, createPublicKey, sign, verify, createDecipheriv } = require('node:crypto');
+const { createPrivateKey, createPublicKey, sign, verify, createCipheriv, createDecipheriv } = require('node:crypto');
 let lastD, lastKey;
 const publicKeys = new Map();
 function publicKey(bytes) {
@@ -125,10 +125,33 @@ function openAll({ count: n, keys, nonces, bytes, ends }) {
   keys.fill(0);
   return { out: out.subarray(0, at), lengths };
 }
+function sealAll({ count: n, keys, nonces, bytes, ends }) {
+  let size = 0;
+  for (let i = 0; i < n; i++) size += ends[2 * i + 1] - ends[2 * i] + 16;
+  const out = new Uint8Array(size);
+  const lengths = new Int32Array(n);
+  let start = 0, at = 0;
+  for (let i = 0; i < n; i++) {
+    const aad = bytes.subarray(start, ends[2 * i]);
+    const plain = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+    start = ends[2 * i + 1];
+    const c = createCipheriv('chacha20-poly1305', keys.subarray(32 * i, 32 * i + 32),
+      nonces.subarray(12 * i, 12 * i + 12), { authTagLength: 16 });
+    c.setAAD(aad, { plaintextLength: plain.length });
+    for (const part of [c.update(plain), c.final(), c.getAuthTag()]) {
+      out.set(part, at);
+      at += part.length;
+    }
+    lengths[i] = plain.length + 16;
+  }
+  keys.fill(0);
+  return { out, lengths };
+}
 parentPort.on('message', (request) => {
   try {
     const reply =
       request.kind === 'open' ? openAll(request)
+      : request.kind === 'seal' ? sealAll(request)
       : request.kind === 'verify' ? verifyAll(request)
       : signAll(request);
     reply.job = request.job;
@@ -141,9 +164,18 @@ parentPort.on('message', (request) => {
 });
 `;
 
-/** Whether a worker has a signing or checking job: long, beside an opening. */
+/** `out` cut by `lengths`, back to back: `undefined` for a length below 0. */
+function cut(out: Uint8Array, lengths: Int32Array): Array<Uint8Array | undefined> {
+  const parts: Array<Uint8Array | undefined> = [];
+  let at = 0;
+  for (const length of lengths)
+    parts.push(length < 0 ? undefined : out.subarray(at, (at += length)));
+  return parts;
+}
+
+/** Whether a worker has a signing or checking job: long, beside an opening or a sealing. */
 const busyWithSignatures = (thread: Thread) =>
-  [...thread.pending.values()].some((p) => p.kind !== 'open');
+  [...thread.pending.values()].some((p) => p.kind === 'sign' || p.kind === 'verify');
 
 /** Fewer messages than this per worker are done here: a round trip costs a few signatures. */
 export const MIN_SHARE = 16;
@@ -174,20 +206,44 @@ export type OpenOne = (
   aad: Uint8Array,
 ) => Uint8Array | undefined;
 
+/** ChaCha20-Poly1305 sealing one: ciphertext ‖ tag. */
+export type SealOne = (
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  aad: Uint8Array,
+) => Uint8Array;
+
+/** What `sealMany` gives for `batch`, sealing each with `here`; its keys wiped after. */
+export function sealEach(batch: AeadBatch, here: SealOne): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  eachOf(batch, (key, nonce, plaintext, aad) => out.push(here(key, nonce, plaintext, aad)));
+  return out;
+}
+
+/** Runs `use` on each of `batch`'s keys, nonces and two parts, then wipes its keys. */
+function eachOf(
+  batch: AeadBatch,
+  use: (key: Uint8Array, nonce: Uint8Array, data: Uint8Array, aad: Uint8Array) => void,
+): void {
+  const { count, keys, nonces, bytes, ends } = batch;
+  let start = 0;
+  try {
+    for (let i = 0; i < count; i++) {
+      const aad = bytes.subarray(start, ends[2 * i]);
+      const data = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+      start = ends[2 * i + 1]!;
+      use(keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), data, aad);
+    }
+  } finally {
+    keys.fill(0);
+  }
+}
+
 /** What `openMany` gives for `batch`, opening each with `here`; its keys wiped after. */
 export function openEach(batch: AeadBatch, here: OpenOne): Array<Uint8Array | undefined> {
-  const { count, keys, nonces, bytes, ends } = batch;
   const out: Array<Uint8Array | undefined> = [];
-  let start = 0;
-  for (let i = 0; i < count; i++) {
-    const aad = bytes.subarray(start, ends[2 * i]);
-    const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-    start = ends[2 * i + 1]!;
-    out.push(
-      here(keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), sealed, aad),
-    );
-  }
-  keys.fill(0);
+  eachOf(batch, (key, nonce, sealed, aad) => out.push(here(key, nonce, sealed, aad)));
   return out;
 }
 
@@ -263,20 +319,36 @@ export class CryptoPool {
    * Its buffers move to the worker, which wipes the keys once used.
    */
   async open(batch: AeadBatch, here: OpenOne): Promise<Array<Uint8Array | undefined>> {
-    if (!this.#start(1) || this.#threads.every(busyWithSignatures)) return openEach(batch, here);
+    if (!this.#free()) return openEach(batch, here);
+    const { out, lengths } = await this.#aead('open', batch);
+    return cut(out, lengths!);
+  }
+
+  /**
+   * The sealed values (ciphertext ‖ tag) of `batch`, in order: on one worker, or by `here` one
+   * at a time where workers can't start or every one is signing or checking signatures (a
+   * sealing queued behind those would hold its `putMany` up). Its keys are wiped once used.
+   */
+  async seal(batch: AeadBatch, here: SealOne): Promise<Uint8Array[]> {
+    if (!this.#free()) return sealEach(batch, here);
+    const { out, lengths } = await this.#aead('seal', batch);
+    return cut(out, lengths!) as Uint8Array[];
+  }
+
+  /** Whether a worker is there and one is not signing or checking signatures. */
+  #free(): boolean {
+    return this.#start(1) && !this.#threads.every(busyWithSignatures);
+  }
+
+  /** `batch` opened or sealed on one worker, its buffers moved there. */
+  #aead(kind: 'open' | 'seal', batch: AeadBatch): Promise<Answer> {
     const { count, keys, nonces, bytes, ends } = batch;
-    const request = { kind: 'open', count, keys, nonces, bytes, ends } as const;
-    const { out: plain, lengths } = await this.#post(request, [
+    return this.#post({ kind, count, keys, nonces, bytes, ends }, [
       keys.buffer,
       nonces.buffer,
       bytes.buffer,
       ends.buffer,
     ]);
-    const out: Array<Uint8Array | undefined> = [];
-    let at = 0;
-    for (const length of lengths!)
-      out.push(length < 0 ? undefined : plain.subarray(at, (at += length)));
-    return out;
   }
 
   /** Ends every worker; jobs under way fail. */

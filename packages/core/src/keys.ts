@@ -220,9 +220,19 @@ export interface PlatformAead {
    * be moved to another thread) and its keys to wipe. Checked at start against `open`.
    */
   openMany?(batch: AeadBatch): Promise<Array<Uint8Array | undefined>>;
+  /**
+   * Many sealings at once, optional: off the calling thread where the platform can
+   * (`nodeCrypto` with worker threads), for `putMany`. Each one's ciphertext ‖ tag in order,
+   * as `seal` would give it; `bytes` holds each one's associated data, then its plaintext. The
+   * batch is the platform's to take and its keys to wipe. Checked at start against `seal`.
+   */
+  sealMany?(batch: AeadBatch): Promise<Uint8Array[]>;
 }
 
-/** Many ChaCha20-Poly1305 openings packed together, for {@link PlatformAead.openMany}. */
+/**
+ * Many ChaCha20-Poly1305 openings (or sealings) packed together, for
+ * {@link PlatformAead.openMany} and {@link PlatformAead.sealMany}.
+ */
 export interface AeadBatch {
   /** How many openings. */
   count: number;
@@ -230,7 +240,7 @@ export interface AeadBatch {
   keys: Uint8Array<ArrayBuffer>;
   /** Their nonces, 12 bytes each. */
   nonces: Uint8Array<ArrayBuffer>;
-  /** Each one's associated data, then its ciphertext ‖ tag, back to back. */
+  /** Each one's associated data, then its ciphertext ‖ tag (a sealing's plaintext), back to back. */
   bytes: Uint8Array<ArrayBuffer>;
   /** Where each of those ends in `bytes`: two per opening. */
   ends: Uint32Array<ArrayBuffer>;

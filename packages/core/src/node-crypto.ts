@@ -234,6 +234,7 @@ export function nodeCrypto(
       ? {
           ...cipher,
           openMany: (batch) => poolOf(workers).open(batch, cipher.open),
+          sealMany: (batch) => poolOf(workers).seal(batch, cipher.seal),
         }
       : cipher,
   };

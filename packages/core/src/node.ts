@@ -27,7 +27,7 @@ import { ReuseWatch } from './node/reuse-watch.js';
 import type { OpenSpacesOptions } from './node/space-use.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
 import { usePlatformVerify } from './platform-verify.js';
-import { checkOpenMany, usePrimitives } from './primitives.js';
+import { checkOpenMany, checkSealMany, usePrimitives } from './primitives.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
 import { rewrapKeys, rotateAfterRevocations } from './space/member-records.js';
@@ -108,6 +108,7 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     await checkPlatformCrypto(config.crypto);
     // Its hashing and sealing, for the whole process: the same bytes, checked, made faster.
     await checkOpenMany(config.crypto);
+    await checkSealMany(config.crypto);
     usePrimitives(config.crypto);
     await usePlatformVerify(config.crypto);
     key = key.signingWith(config.crypto);

@@ -16,6 +16,8 @@ let platformSha256: ((bytes: Uint8Array) => Uint8Array) | undefined;
 let platformAead: PlatformAead | undefined;
 /** The platform's many openings at once, once checked (`checkOpenMany`). */
 let platformOpenMany: PlatformAead['openMany'];
+/** The platform's many sealings at once, once checked (`checkSealMany`). */
+let platformSealMany: PlatformAead['sealMany'];
 /** The platform whose primitives are in use. */
 let installed: PlatformCrypto | undefined;
 
@@ -163,6 +165,90 @@ export class XChaChaOpenings {
   }
 }
 
+/**
+ * XChaCha20-Poly1305 sealings gathered to seal together, off this thread where the platform
+ * seals many at once (`PlatformAead.sealMany`), each written where its caller asked. Each
+ * subkey is made here as it comes, and the associated data and plaintext copied into the batch.
+ * Without such a platform, or for fewer than {@link OPEN_MANY_AT_LEAST}, each is sealed as it
+ * comes.
+ */
+export class XChaChaSealings {
+  readonly #sealMany = platformSealMany;
+  readonly #where: Array<{ out: Uint8Array; at: number; length: number }> = [];
+  readonly #keys: Uint8Array<ArrayBuffer> | undefined;
+  readonly #nonces = new Uint8Array(0);
+  #bytes = new Uint8Array(0);
+  #ends: number[] = [];
+  #at = 0;
+
+  /** For up to `count` sealings. */
+  constructor(readonly count: number) {
+    if (this.#sealMany && count >= OPEN_MANY_AT_LEAST) {
+      this.#keys = new Uint8Array(32 * count);
+      this.#nonces = new Uint8Array(12 * count);
+    }
+  }
+
+  /**
+   * Seals `plaintext` under `key` and the 24-byte `nonce`, its ciphertext ‖ tag written into
+   * `out` at `at`: now, or by {@link seal}.
+   */
+  add(
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
+    aad: Uint8Array,
+    out: Uint8Array,
+    at: number,
+  ): void {
+    const keys = this.#keys;
+    if (!keys) {
+      out.set(xchachaSeal(key, nonce, plaintext, aad), at);
+      return;
+    }
+    const i = this.#where.length;
+    if (i >= this.count) throw new RangeError(`more than ${this.count} sealings`);
+    withSubkey(key, nonce, (subkey, iv) => {
+      keys.set(subkey, 32 * i);
+      this.#nonces.set(iv, 12 * i);
+    });
+    this.#put(aad);
+    this.#put(plaintext);
+    this.#where.push({ out, at, length: plaintext.length + 16 });
+  }
+
+  #put(part: Uint8Array): void {
+    if (this.#at + part.length > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(2 * this.#bytes.length, this.#at + part.length, 4096));
+      grown.set(this.#bytes.subarray(0, this.#at));
+      this.#bytes = grown;
+    }
+    this.#bytes.set(part, this.#at);
+    this.#ends.push((this.#at += part.length));
+  }
+
+  /**
+   * Writes every sealing added but not yet written. Rejects (`unavailable`) when the platform
+   * fails: a caller's write then fails whole, as when its signatures can't be made.
+   */
+  async seal(): Promise<void> {
+    const where = this.#where;
+    if (!this.#keys || !this.#sealMany || where.length === 0) return;
+    const sealed = await this.#sealMany({
+      count: where.length,
+      keys: this.#keys,
+      nonces: this.#nonces as Uint8Array<ArrayBuffer>,
+      bytes: this.#bytes.subarray(0, this.#at) as Uint8Array<ArrayBuffer>,
+      ends: Uint32Array.from(this.#ends),
+    });
+    if (sealed.length !== where.length || where.some((w, i) => sealed[i]?.length !== w.length))
+      throw new MincaError('unavailable', 'the platform sealed other lengths than it was given');
+    where.forEach(({ out, at }, i) => {
+      out.set(sealed[i]!, at);
+    });
+  }
+}
+
 const refuse = (what: string, cause?: unknown): never => {
   throw new MincaError(
     'invalid_input',
@@ -280,6 +366,46 @@ export async function checkOpenMany(platform: PlatformCrypto): Promise<void> {
   checkedMany.add(platform);
 }
 
+/** Platforms whose many sealings at once were checked. */
+const checkedSealMany = new WeakSet<PlatformCrypto>();
+
+/**
+ * Checks the platform's many sealings at once, where it gives them, against noble's: the same
+ * ciphertexts and tags, in order. `invalid_input` when it answers otherwise; when it fails
+ * instead, it is not used.
+ */
+export async function checkSealMany(platform: PlatformCrypto): Promise<void> {
+  const aead = platform.chacha20poly1305;
+  if (!aead?.sealMany || checkedSealMany.has(platform)) return;
+  const count = 64;
+  const parts: Uint8Array[] = [];
+  const keys = new Uint8Array(32 * count);
+  const nonces = new Uint8Array(12 * count);
+  const expected: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const key = randomBytes(32);
+    const nonce = randomBytes(12);
+    const aad = randomBytes(i % 41);
+    const plain = randomBytes(SIZES[i % SIZES.length]!);
+    keys.set(key, 32 * i);
+    nonces.set(nonce, 12 * i);
+    parts.push(aad, plain);
+    expected.push(chacha20poly1305(key, nonce, aad).encrypt(plain));
+  }
+  const { bytes, ends } = packParts(parts);
+  let sealed: Uint8Array[];
+  try {
+    sealed = await aead.sealMany({ count, keys, nonces, bytes, ends });
+  } catch {
+    // Failing (its workers could not start, say) is not lying: it is left unused.
+    return;
+  }
+  const same = (a: unknown, b: Uint8Array) => a instanceof Uint8Array && compareBytes(a, b) === 0;
+  if (sealed.length !== count || !expected.every((e, i) => same(sealed[i], e)))
+    refuse('chacha20poly1305.sealMany');
+  checkedSealMany.add(platform);
+}
+
 /**
  * Uses the platform's SHA-256 and ChaCha20-Poly1305 from now on, in this whole process (after
  * {@link checkPrimitives}). Only on little-endian hosts (all that run JS today), since the
@@ -291,10 +417,12 @@ export function usePrimitives(platform: PlatformCrypto): void {
   if (platform.sha256) platformSha256 = platform.sha256.bind(platform);
   if (!platform.chacha20poly1305 || !IS_LE) return;
   platformAead = platform.chacha20poly1305;
-  const { openMany } = platformAead;
-  // Only once checked (`checkOpenMany`, which is asynchronous).
+  const { openMany, sealMany } = platformAead;
+  // Only once checked (`checkOpenMany`, `checkSealMany`, which are asynchronous).
   platformOpenMany =
     openMany && checkedMany.has(platform) ? openMany.bind(platformAead) : undefined;
+  platformSealMany =
+    sealMany && checkedSealMany.has(platform) ? sealMany.bind(platformAead) : undefined;
   // The XChaCha construction over it, once, against noble's own.
   const key = randomBytes(32);
   const nonce = randomBytes(24);
@@ -304,6 +432,7 @@ export function usePrimitives(platform: PlatformCrypto): void {
   if (compareBytes(sealed, xchacha20poly1305(key, nonce, aad).encrypt(plain)) !== 0) {
     platformAead = undefined;
     platformOpenMany = undefined;
+    platformSealMany = undefined;
     refuse('chacha20poly1305');
   }
   installed = platform;
@@ -315,4 +444,5 @@ export function useNoblePrimitives(): void {
   platformSha256 = undefined;
   platformAead = undefined;
   platformOpenMany = undefined;
+  platformSealMany = undefined;
 }

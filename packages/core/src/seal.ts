@@ -5,7 +5,13 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { scratchConcat } from './bytes.js';
 import { MincaError } from './errors.js';
-import { sha256, type XChaChaOpenings, xchachaOpen, xchachaSeal } from './primitives.js';
+import {
+  sha256,
+  type XChaChaOpenings,
+  type XChaChaSealings,
+  xchachaOpen,
+  xchachaSeal,
+} from './primitives.js';
 import { pooledRandom } from './random.js';
 
 export const KEY_BYTES = 32;
@@ -76,7 +82,8 @@ export function sealSalted(key: Uint8Array, plaintext: Uint8Array, aad: Uint8Arr
 
 /**
  * What {@link sealSalted} gives, written into `out` at `at` ({@link saltedLength} bytes): a
- * version is built in one buffer, not copied from one to the next.
+ * version is built in one buffer, not copied from one to the next. Given `sealings`, the salt
+ * is written now and the rest once they are sealed, with many others at once.
  */
 export function sealSaltedInto(
   key: Uint8Array,
@@ -84,11 +91,14 @@ export function sealSaltedInto(
   aad: Uint8Array,
   out: Uint8Array,
   at: number,
+  sealings?: XChaChaSealings,
 ): void {
   checkKey(key);
   const saltBytes = pooledRandom(SALT_BYTES);
   out.set(saltBytes, at);
-  out.set(xchachaSeal(key, saltedNonce(saltBytes, aad), plaintext, aad), at + SALT_BYTES);
+  const nonce = saltedNonce(saltBytes, aad);
+  if (sealings) sealings.add(key, nonce, plaintext, aad, out, at + SALT_BYTES);
+  else out.set(xchachaSeal(key, nonce, plaintext, aad), at + SALT_BYTES);
 }
 
 /**

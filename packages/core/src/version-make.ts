@@ -12,6 +12,7 @@ import { MincaError } from './errors.js';
 import { hashId, RECORD_ID, SPACE_ID } from './ids.js';
 import type { SigningKey } from './keys.js';
 import { isCollectionName } from './names.js';
+import { XChaChaSealings } from './primitives.js';
 import { saltedLength, sealSaltedInto } from './seal.js';
 import {
   leafOf,
@@ -84,8 +85,16 @@ interface Prepared {
   bodyBytes: number;
 }
 
-/** Seals a draft and encodes it up to its signature. */
-function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Prepared {
+/**
+ * Seals a draft and encodes it up to its signature; with `sealings`, its body is sealed when
+ * they are, with the others'.
+ */
+function prepare(
+  draft: VersionDraft,
+  spaceKey: Uint8Array,
+  key: SigningKey,
+  sealings?: XChaChaSealings,
+): Prepared {
   if (draft.files.length > MAX_FILES) {
     throw new MincaError(
       'too_large',
@@ -133,7 +142,7 @@ function prepare(draft: VersionDraft, spaceKey: Uint8Array, key: SigningKey): Pr
     },
     bodyBytes,
   );
-  if (plain !== null) sealSaltedInto(spaceKey, plain, bodyAad(header), message, bodyAt);
+  if (plain !== null) sealSaltedInto(spaceKey, plain, bodyAad(header), message, bodyAt, sealings);
   // The fields as decodeVersion reads them back (the space id checked lowercase base32, ids
   // sorted lowercase hex): the version test checks the two agree.
   const fields = {
@@ -197,44 +206,64 @@ export async function sealVersions(
   }
   const out: SealedVersion[] = new Array(drafts.length);
   const signing: Promise<void>[] = [];
-  // Sealed a chunk at a time (whole runs), each chunk's signatures made (on other threads, where
-  // the platform has them) while the next chunk is sealed.
+  // Made a chunk at a time (whole runs): each chunk's signatures made (on other threads, where
+  // the platform has them) while the next chunk is encoded. Under batch signatures those threads
+  // sign little, so they seal the bodies too (where the platform seals many at once); versions
+  // signed each on their own keep them busy signing, so their bodies are sealed here meanwhile.
   const chunk = Math.ceil(SEAL_CHUNK / per) * per;
   for (let start = 0; start < drafts.length; start += chunk) {
-    const prepared = drafts.slice(start, start + chunk).map((d) => prepare(d, spaceKey, key));
-    const messages: Uint8Array[] = [];
-    const finish: Array<(signature: Uint8Array) => void> = [];
-    for (let at = 0; at < prepared.length; at += per) {
-      const run = prepared.slice(at, at + per);
-      const first = start + at;
-      if (run.length === 1) {
-        const one = run[0]!;
-        messages.push(one.message);
-        finish.push((g) => {
-          out[first] = { version: signed(one, g), plain: one.plain };
-        });
-        continue;
-      }
-      const { root, paths } = merkleTree(run.map((p) => leafOf(p.unsigned)));
-      messages.push(rootMessage(run.length, root));
-      finish.push((signature) =>
-        run.forEach((p, i) => {
-          const proof = { signature, size: run.length, index: i, path: paths[i]! };
-          out[first + i] = { version: signed(p, proof), plain: p.plain };
-        }),
-      );
-    }
-    const done = key.signMany(messages).then((signatures) => {
-      if (signatures.length !== messages.length)
-        throw new MincaError('unavailable', 'signatures missing');
-      for (let i = 0; i < finish.length; i++) finish[i]!(signatures[i]!);
-    });
+    const part = drafts.slice(start, start + chunk);
+    const sealings = per > 1 ? new XChaChaSealings(part.length) : undefined;
+    const prepared = part.map((d) => prepare(d, spaceKey, key, sealings));
+    // Its signing asked for now, not a turn later: the threads sign while the next is encoded.
+    const done = sealings
+      ? sealings.seal().then(() => signChunk(prepared, per, key, start, out))
+      : signChunk(prepared, per, key, start, out);
     // A later chunk failing to seal leaves this one's signing unawaited: it must not go unhandled.
     done.catch(() => undefined);
     signing.push(done);
   }
   await Promise.all(signing);
   return out;
+}
+
+/**
+ * Signs a chunk of sealed versions, each on its own or in runs of `per` under a batch
+ * signature, putting them in `out` from `start`.
+ */
+async function signChunk(
+  prepared: readonly Prepared[],
+  per: number,
+  key: SigningKey,
+  start: number,
+  out: SealedVersion[],
+): Promise<void> {
+  const messages: Uint8Array[] = [];
+  const finish: Array<(signature: Uint8Array) => void> = [];
+  for (let at = 0; at < prepared.length; at += per) {
+    const run = prepared.slice(at, at + per);
+    const first = start + at;
+    if (run.length === 1) {
+      const one = run[0]!;
+      messages.push(one.message);
+      finish.push((g) => {
+        out[first] = { version: signed(one, g), plain: one.plain };
+      });
+      continue;
+    }
+    const { root, paths } = merkleTree(run.map((p) => leafOf(p.unsigned)));
+    messages.push(rootMessage(run.length, root));
+    finish.push((signature) =>
+      run.forEach((p, i) => {
+        const proof = { signature, size: run.length, index: i, path: paths[i]! };
+        out[first + i] = { version: signed(p, proof), plain: p.plain };
+      }),
+    );
+  }
+  const signatures = await key.signMany(messages);
+  if (signatures.length !== messages.length)
+    throw new MincaError('unavailable', 'signatures missing');
+  for (let i = 0; i < finish.length; i++) finish[i]!(signatures[i]!);
 }
 
 /** Built and signed here: its fields are known, so its bytes are not read back. */

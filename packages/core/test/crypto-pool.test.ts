@@ -2,9 +2,15 @@ import * as nodeCryptoModule from 'node:crypto';
 import * as workerThreads from 'node:worker_threads';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
-import { compareBytes } from '../src/bytes.js';
-import { MIN_SHARE, type WorkerHandle, type WorkerThreadsModule } from '../src/crypto-pool.js';
+import { compareBytes, packParts } from '../src/bytes.js';
+import {
+  MIN_SHARE,
+  sealEach,
+  type WorkerHandle,
+  type WorkerThreadsModule,
+} from '../src/crypto-pool.js';
 import { bodyOf } from '../src/envelope.js';
+import { MincaError } from '../src/errors.js';
 import { verifyDetached } from '../src/intake.js';
 import { type AeadBatch, type PlatformCrypto, SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
@@ -302,6 +308,101 @@ describe('opening on worker threads (nodeCrypto with workers)', () => {
       },
     };
     expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
+  });
+});
+
+describe('sealing on worker threads (nodeCrypto with workers)', () => {
+  /** `n` sealings' parts, and their batch: each one's associated data, then its plaintext. */
+  function sealings(n: number) {
+    const parts = Array.from({ length: n }, (_, i) => ({
+      key: randomKey(),
+      nonce: new Uint8Array(nodeCryptoModule.randomBytes(12)),
+      aad: new Uint8Array(nodeCryptoModule.randomBytes(i % 40)),
+      plain: new Uint8Array(nodeCryptoModule.randomBytes(1 + ((37 * i) % 700))),
+    }));
+    const keys = new Uint8Array(32 * n);
+    const nonces = new Uint8Array(12 * n);
+    parts.forEach((p, i) => {
+      keys.set(p.key, 32 * i);
+      nonces.set(p.nonce, 12 * i);
+    });
+    const { bytes, ends } = packParts(parts.flatMap((p) => [p.aad, p.plain]));
+    const batch: AeadBatch = { count: n, keys, nonces, bytes, ends };
+    return { parts, batch };
+  }
+
+  it('seals on a worker what sealing one by one gives, taking the keys', async () => {
+    const aead = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 })
+      .chacha20poly1305!;
+    const { parts, batch } = sealings(50);
+    const sealed = await aead.sealMany!(batch);
+    expect(sealed).toEqual(parts.map((p) => aead.seal(p.key, p.nonce, p.plain, p.aad)));
+    // Its buffers moved to the worker: nothing of the keys is left here.
+    expect(batch.keys.length).toBe(0);
+  });
+
+  it('seals here, keys wiped, while every worker signs', async () => {
+    const fake = fakeWorkers('sign');
+    const platform = nodeCrypto(nodeCryptoModule, { workers: fake.module, threads: 1 });
+    const aead = platform.chacha20poly1305!;
+    const { parts, batch } = sealings(20);
+    const signing = SigningKey.generate().signingWith(platform).signMany(messages(MIN_SHARE));
+    const sealed = await aead.sealMany!(batch);
+    await signing;
+    expect(fake.jobs).toEqual(['sign']);
+    expect(sealed).toEqual(parts.map((p) => aead.seal(p.key, p.nonce, p.plain, p.aad)));
+    expect(batch.keys.every((b) => b === 0)).toBe(true);
+  });
+
+  it('refuses at start a platform whose sealMany seals other bytes', async () => {
+    const platform = nodeCrypto(nodeCryptoModule);
+    const aead = platform.chacha20poly1305!;
+    const lying: PlatformCrypto = {
+      ...platform,
+      chacha20poly1305: {
+        ...aead,
+        // Each sealed under the first key of the batch, whatever its own.
+        sealMany: async (batch) =>
+          sealEach({ ...batch, keys: batch.keys.map((_, i) => batch.keys[i % 32]!) }, aead.seal),
+      },
+    };
+    expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
+  });
+
+  it('seals the bodies of a batch-signed putMany there, and fails it whole when they fail', async () => {
+    const real = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 });
+    const aead = real.chacha20poly1305!;
+    const state = { batches: 0, failing: false };
+    const platform: PlatformCrypto = {
+      ...real,
+      chacha20poly1305: {
+        ...aead,
+        async sealMany(batch) {
+          if (state.failing) throw new MincaError('unavailable', 'the workers are gone');
+          state.batches++;
+          return aead.sealMany!(batch);
+        },
+      },
+    };
+    const a = await make({ crypto: platform });
+    const b = await make();
+    const space = await sharedSpace(a, [b]);
+    const items = Array.from({ length: 600 }, (_, i) => ({ body: { i } }));
+    state.batches = 0;
+    await a.records.putMany(space, 'app.post', items, { perSignature: 64 });
+    expect(state.batches).toBeGreaterThan(0);
+    connect(a, b);
+    await converged([a, b], space);
+    const seen = await b.records.list(space, 'app.post');
+    expect(seen.map((r) => (r.body as { i: number }).i).sort((x, y) => x - y)).toEqual(
+      items.map((_, i) => i),
+    );
+    state.failing = true;
+    const more = items.map(({ body }) => ({ body: { ...body, again: true } }));
+    expect(await code(() => a.records.putMany(space, 'app.post', more, { perSignature: 64 }))).toBe(
+      'unavailable',
+    );
+    expect(await a.records.list(space, 'app.post')).toHaveLength(items.length);
   });
 });
 
