@@ -5,14 +5,9 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { scratchConcat } from './bytes.js';
 import { MincaError } from './errors.js';
-import {
-  sha256,
-  type XChaChaOpenings,
-  type XChaChaSealings,
-  xchachaOpen,
-  xchachaSeal,
-} from './primitives.js';
+import { sha256, xchachaOpen, xchachaSeal } from './primitives.js';
 import { pooledRandom } from './random.js';
+import type { XChaChaOpenings, XChaChaSealings } from './xchacha-many.js';
 
 export const KEY_BYTES = 32;
 const NONCE_BYTES = 24;

@@ -12,7 +12,6 @@ import { MincaError } from './errors.js';
 import { hashId, RECORD_ID, SPACE_ID } from './ids.js';
 import type { SigningKey } from './keys.js';
 import { isCollectionName } from './names.js';
-import { XChaChaSealings } from './primitives.js';
 import { saltedLength, sealSaltedInto } from './seal.js';
 import {
   leafOf,
@@ -24,6 +23,7 @@ import {
   type Version,
 } from './version-format.js';
 import { bodyAad } from './version-open.js';
+import { XChaChaSealings } from './xchacha-many.js';
 
 /** Versions sealed before their signatures are asked for, when many are made at once. */
 const SEAL_CHUNK = 512;

@@ -8,9 +8,9 @@ import { scratchConcat, utf8 } from './bytes.js';
 import { decodeStrict } from './encoding.js';
 import { bodyOf, headerLength } from './envelope.js';
 import { MincaError } from './errors.js';
-import { XChaChaOpenings } from './primitives.js';
 import { addSalted, openSalted } from './seal.js';
 import type { Version } from './version-format.js';
+import { XChaChaOpenings } from './xchacha-many.js';
 
 const BODY_CONTEXT = utf8('minca/body/v2\n');
 
