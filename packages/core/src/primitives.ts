@@ -180,6 +180,20 @@ export function checkPrimitives(platform: PlatformCrypto): void {
   checked.add(platform);
 }
 
+/** 64 random keys and nonces (also back to back) with associated data and plaintexts. */
+function aeadCases() {
+  const count = 64;
+  const keys = new Uint8Array(32 * count);
+  const nonces = new Uint8Array(12 * count);
+  const cases = Array.from({ length: count }, (_, i) => {
+    const [key, nonce] = [randomBytes(32), randomBytes(12)];
+    keys.set(key, 32 * i);
+    nonces.set(nonce, 12 * i);
+    return { key, nonce, aad: randomBytes(i % 41), plain: randomBytes(SIZES[i % SIZES.length]!) };
+  });
+  return { count, keys, nonces, cases };
+}
+
 /** Platforms whose many openings at once were checked. */
 const checkedMany = new WeakSet<PlatformCrypto>();
 
@@ -191,24 +205,16 @@ const checkedMany = new WeakSet<PlatformCrypto>();
 export async function checkOpenMany(platform: PlatformCrypto): Promise<void> {
   const aead = platform.chacha20poly1305;
   if (!aead?.openMany || checkedMany.has(platform)) return;
-  const count = 64;
+  const { count, keys, nonces, cases } = aeadCases();
   const parts: Uint8Array[] = [];
-  const keys = new Uint8Array(32 * count);
-  const nonces = new Uint8Array(12 * count);
   const expected: Array<Uint8Array | undefined> = [];
-  for (let i = 0; i < count; i++) {
-    const key = randomBytes(32);
-    const nonce = randomBytes(12);
-    const aad = randomBytes(i % 41);
-    const plain = randomBytes(SIZES[i % SIZES.length]!);
+  cases.forEach(({ key, nonce, aad, plain }, i) => {
     const sealed = chacha20poly1305(key, nonce, aad).encrypt(plain);
     // Every third has its tag changed, every fifth other associated data.
     if (i % 3 === 1) sealed[sealed.length - 1]! ^= 1;
-    keys.set(key, 32 * i);
-    nonces.set(nonce, 12 * i);
     parts.push(i % 5 === 2 ? randomBytes(aad.length + 1) : aad, sealed);
     expected.push(i % 3 === 1 || i % 5 === 2 ? undefined : plain);
-  }
+  });
   const { bytes, ends } = packParts(parts);
   let opened: Array<Uint8Array | undefined>;
   try {
@@ -237,21 +243,11 @@ const checkedSealMany = new WeakSet<PlatformCrypto>();
 export async function checkSealMany(platform: PlatformCrypto): Promise<void> {
   const aead = platform.chacha20poly1305;
   if (!aead?.sealMany || checkedSealMany.has(platform)) return;
-  const count = 64;
-  const parts: Uint8Array[] = [];
-  const keys = new Uint8Array(32 * count);
-  const nonces = new Uint8Array(12 * count);
-  const expected: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) {
-    const key = randomBytes(32);
-    const nonce = randomBytes(12);
-    const aad = randomBytes(i % 41);
-    const plain = randomBytes(SIZES[i % SIZES.length]!);
-    keys.set(key, 32 * i);
-    nonces.set(nonce, 12 * i);
-    parts.push(aad, plain);
-    expected.push(chacha20poly1305(key, nonce, aad).encrypt(plain));
-  }
+  const { count, keys, nonces, cases } = aeadCases();
+  const parts = cases.flatMap(({ aad, plain }) => [aad, plain]);
+  const expected = cases.map(({ key, nonce, aad, plain }) =>
+    chacha20poly1305(key, nonce, aad).encrypt(plain),
+  );
   const { bytes, ends } = packParts(parts);
   let sealed: Uint8Array[];
   try {

@@ -12,7 +12,7 @@ import {
 import { bodyOf } from '../src/envelope.js';
 import { MincaError } from '../src/errors.js';
 import { verifyDetached } from '../src/intake.js';
-import { type AeadBatch, type PlatformCrypto, SigningKey } from '../src/keys.js';
+import { type AeadBatch, type PlatformAead, type PlatformCrypto, SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { randomKey } from '../src/seal.js';
 import { createVersions, openBody, openStoredMany } from '../src/version.js';
@@ -101,6 +101,13 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
 }
 
 const code = errorCode;
+
+/** node:crypto's platform, its ChaCha20-Poly1305 with `change(it)` over it. */
+function withAead(change: (aead: PlatformAead) => Partial<PlatformAead>): PlatformCrypto {
+  const platform = nodeCrypto(nodeCryptoModule);
+  const aead = platform.chacha20poly1305!;
+  return { ...platform, chacha20poly1305: { ...aead, ...change(aead) } };
+}
 
 describe('signing on worker threads (nodeCrypto with workers)', () => {
   it('gives the signatures RFC 8032 gives, in order, on real worker threads', async () => {
@@ -297,16 +304,10 @@ describe('opening on worker threads (nodeCrypto with workers)', () => {
   });
 
   it('refuses at start a platform whose openMany opens what it must not', async () => {
-    const platform = nodeCrypto(nodeCryptoModule);
-    const aead = platform.chacha20poly1305!;
-    const lying: PlatformCrypto = {
-      ...platform,
-      chacha20poly1305: {
-        ...aead,
-        // Every one "opens", changed tag or not.
-        openMany: async (batch) => Array.from({ length: batch.count }, () => new Uint8Array(1)),
-      },
-    };
+    // Every one "opens", changed tag or not.
+    const lying = withAead(() => ({
+      openMany: async (batch) => Array.from({ length: batch.count }, () => new Uint8Array(1)),
+    }));
     expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
   });
 });
@@ -355,17 +356,11 @@ describe('sealing on worker threads (nodeCrypto with workers)', () => {
   });
 
   it('refuses at start a platform whose sealMany seals other bytes', async () => {
-    const platform = nodeCrypto(nodeCryptoModule);
-    const aead = platform.chacha20poly1305!;
-    const lying: PlatformCrypto = {
-      ...platform,
-      chacha20poly1305: {
-        ...aead,
-        // Each sealed under the first key of the batch, whatever its own.
-        sealMany: async (batch) =>
-          sealEach({ ...batch, keys: batch.keys.map((_, i) => batch.keys[i % 32]!) }, aead.seal),
-      },
-    };
+    // Each sealed under the first key of the batch, whatever its own.
+    const lying = withAead((aead) => ({
+      sealMany: async (batch) =>
+        sealEach({ ...batch, keys: batch.keys.map((_, i) => batch.keys[i % 32]!) }, aead.seal),
+    }));
     expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
   });
 
