@@ -5,7 +5,8 @@
  * wait for; its SHA-256 and ChaCha20-Poly1305 (OpenSSL's) are two to three times @noble's.
  *
  * Given `node:worker_threads` too, it signs the versions of a `putMany` on `threads` worker
- * threads, while the calling thread seals the next ones, and opens the bodies of a listing
+ * threads, while the calling thread seals the next ones (under batch signatures, which leave
+ * the workers little to sign, the workers seal them too), and opens the bodies of a listing
  * there while the calling thread reads and decodes the next ones.
  *
  * ```ts
@@ -28,8 +29,8 @@ export type { WorkerThreadsModule } from './crypto-pool.js';
 export interface NodeCryptoOptions {
   /**
    * `node:worker_threads`: many signatures at once (a `putMany`) are made, many checked at once
-   * (the versions of a message coming in), and many bodies at once (a listing) opened, on worker
-   * threads. Workers without a job never keep the process alive; where they can't start,
+   * (the versions of a message coming in), and many bodies at once opened (a listing) or sealed
+   * (a batch-signed `putMany`), on worker threads. Workers without a job never keep the process alive; where they can't start,
    * everything is done in the calling thread. A worker that fails fails the write
    * (`unavailable`), which then stores nothing; checks and listings are then done in the
    * calling thread.
