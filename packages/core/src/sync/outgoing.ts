@@ -26,8 +26,9 @@ export async function outgoing(
   const out: Outgoing[] = [];
   ids.forEach((id, i) => {
     const b = bytes[i];
+    if (b === undefined) return;
     const of = collection ?? names.find((name) => store.hasVersion(name, id));
-    if (b !== undefined && of !== undefined) out.push({ id, collection: of, bytes: b });
+    if (of !== undefined) out.push({ id, collection: of, bytes: b });
   });
   return out;
 }
