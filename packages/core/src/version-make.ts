@@ -214,7 +214,13 @@ export async function sealVersions(
   for (let start = 0; start < drafts.length; start += chunk) {
     const part = drafts.slice(start, start + chunk);
     const sealings = per > 1 ? new XChaChaSealings(part.length) : undefined;
-    const prepared = part.map((d) => prepare(d, spaceKey, key, sealings));
+    let prepared: Prepared[];
+    try {
+      prepared = part.map((d) => prepare(d, spaceKey, key, sealings));
+    } catch (error) {
+      sealings?.discard(); // A draft refused: the subkeys made for the others are wiped.
+      throw error;
+    }
     // Its signing asked for now, not a turn later: the threads sign while the next is encoded.
     const done = sealings
       ? sealings.seal().then(() => signChunk(prepared, per, key, start, out))

@@ -133,9 +133,15 @@ export class XChaChaSealings {
     this.#ends.push((this.#at += part.length));
   }
 
+  /** Wipes the subkeys made so far, for sealings that will not be sealed after all. */
+  discard(): void {
+    this.#keys?.fill(0);
+  }
+
   /**
-   * Writes every sealing added but not yet written. Rejects (`unavailable`) when the platform
-   * fails: a caller's write then fails whole, as when its signatures can't be made.
+   * Writes every sealing added, once (the batch then belongs to the platform). Rejects
+   * (`unavailable`) when the platform fails: a caller's write then fails whole, as when its
+   * signatures can't be made.
    */
   async seal(): Promise<void> {
     const where = this.#where;

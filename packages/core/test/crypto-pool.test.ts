@@ -2,6 +2,7 @@ import * as nodeCryptoModule from 'node:crypto';
 import * as workerThreads from 'node:worker_threads';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
+import type { BodyValue } from '../src/body.js';
 import { compareBytes, packParts } from '../src/bytes.js';
 import {
   MIN_SHARE,
@@ -398,6 +399,20 @@ describe('sealing on worker threads (nodeCrypto with workers)', () => {
       'unavailable',
     );
     expect(await a.records.list(space, 'app.post')).toHaveLength(items.length);
+  });
+
+  it('refuses a batch-signed putMany with one body it cannot take, storing nothing', async () => {
+    const node = await make({
+      crypto: nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 }),
+    });
+    const space = (await node.spaces.create()).id;
+    const items = Array.from({ length: 1200 }, (_, i) => ({ body: { i } as BodyValue }));
+    // In the second chunk of 512: the first chunk's bodies are sealing on the worker by then.
+    items[700] = { body: { big: 'x'.repeat(300_000) } };
+    expect(
+      await code(() => node.records.putMany(space, 'app.post', items, { perSignature: 64 })),
+    ).toBe('too_large');
+    expect(await node.records.list(space, 'app.post')).toEqual([]);
   });
 });
 
