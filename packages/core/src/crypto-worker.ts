@@ -45,50 +45,55 @@ function signAll({ jwk, bytes, ends }) {
   }
   return { out };
 }
-function openAll({ count: n, keys, nonces, bytes, ends }) {
-  const out = new Uint8Array(bytes.length);
-  const lengths = new Int32Array(n);
-  let start = 0, at = 0;
-  for (let i = 0; i < n; i++) {
-    const aad = bytes.subarray(start, ends[2 * i]);
-    const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-    start = ends[2 * i + 1];
-    lengths[i] = -1;
-    if (sealed.length < 16) continue;
+// Each of an opening's or sealing's items: its key, nonce, data (sealed or plain) and
+// associated data, in order; the keys are wiped after.
+function eachOf({ count: n, keys, nonces, bytes, ends }, use) {
+  let start = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      const aad = bytes.subarray(start, ends[2 * i]);
+      const data = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+      start = ends[2 * i + 1];
+      use(i, keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), data, aad);
+    }
+  } finally {
+    keys.fill(0);
+  }
+}
+function openAll(request) {
+  const out = new Uint8Array(request.bytes.length);
+  const lengths = new Int32Array(request.count).fill(-1);
+  let at = 0;
+  eachOf(request, (i, key, nonce, sealed, aad) => {
+    if (sealed.length < 16) return;
     const length = sealed.length - 16;
-    const d = createDecipheriv('chacha20-poly1305', keys.subarray(32 * i, 32 * i + 32),
-      nonces.subarray(12 * i, 12 * i + 12), { authTagLength: 16 });
+    const d = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
     d.setAuthTag(sealed.subarray(length));
     d.setAAD(aad, { plaintextLength: length });
     const plain = d.update(sealed.subarray(0, length));
-    try { d.final(); } catch { continue; }
+    try { d.final(); } catch { return; }
     out.set(plain, at);
     at += length;
     lengths[i] = length;
-  }
-  keys.fill(0);
+  });
   return { out: out.subarray(0, at), lengths };
 }
-function sealAll({ count: n, keys, nonces, bytes, ends }) {
+function sealAll(request) {
+  const { count: n, ends } = request;
   let size = 0;
   for (let i = 0; i < n; i++) size += ends[2 * i + 1] - ends[2 * i] + 16;
   const out = new Uint8Array(size);
   const lengths = new Int32Array(n);
-  let start = 0, at = 0;
-  for (let i = 0; i < n; i++) {
-    const aad = bytes.subarray(start, ends[2 * i]);
-    const plain = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-    start = ends[2 * i + 1];
-    const c = createCipheriv('chacha20-poly1305', keys.subarray(32 * i, 32 * i + 32),
-      nonces.subarray(12 * i, 12 * i + 12), { authTagLength: 16 });
+  let at = 0;
+  eachOf(request, (i, key, nonce, plain, aad) => {
+    const c = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
     c.setAAD(aad, { plaintextLength: plain.length });
     for (const part of [c.update(plain), c.final(), c.getAuthTag()]) {
       out.set(part, at);
       at += part.length;
     }
     lengths[i] = plain.length + 16;
-  }
-  keys.fill(0);
+  });
   return { out, lengths };
 }
 parentPort.on('message', (request) => {
