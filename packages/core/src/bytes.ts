@@ -21,6 +21,12 @@ function fromCodes(codes: Uint8Array | Uint16Array): string {
 }
 
 /**
+ * `bytes` as a string of one character per byte (Latin-1): a cheap Map key for bytes (a public
+ * key, a signature), and ASCII text as it is.
+ */
+export const latin1 = (bytes: Uint8Array): string => fromCodes(bytes);
+
+/**
  * Lowercase hex, as one flat string. Ids are kept by the million, and a string built by
  * concatenation (as most hex helpers do) costs V8 a node per piece: several times the bytes.
  */

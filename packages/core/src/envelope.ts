@@ -5,6 +5,7 @@
  * and nothing is encoded twice to compare. The signature and the body's seal cover slices of
  * these bytes (§3.3, §3.4), found by {@link parseEnvelope}.
  */
+import { latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
 
 /** The format this code writes and reads (the `v` item). */
@@ -268,7 +269,7 @@ class Reader {
     const codes = this.bytes.subarray(this.at, this.at + n);
     for (const c of codes) if (c > 0x7f) invalid(`${what} is not ASCII`);
     this.at += n;
-    return String.fromCharCode.apply(null, codes as never);
+    return latin1(codes);
   }
 
   /** A list of at most `max` ids; when `sorted`, each greater than the one before. */

@@ -6,6 +6,7 @@
  * text, any non-shortest head — gives `undefined`, and the entry is decoded strictly instead;
  * what this accepts, the strict decoder gives the same way, which the tests check.
  */
+import { latin1 } from './bytes.js';
 
 /** The entry's fields as the strict decoder would give them. */
 export interface RawMeta {
@@ -76,7 +77,7 @@ export function readMetaFast(bytes: Uint8Array): RawMeta | undefined {
     const n = arg(3);
     if (n < 0 || at + n > end) return undefined;
     for (let i = at; i < at + n; i++) if (bytes[i]! > 0x7f) return undefined;
-    const s = String.fromCharCode.apply(null, bytes.subarray(at, at + n) as never);
+    const s = latin1(bytes.subarray(at, at + n));
     at += n;
     return s;
   };

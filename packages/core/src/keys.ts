@@ -6,7 +6,7 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58, base64urlnopad } from '@scure/base';
-import { compareBytes } from './bytes.js';
+import { compareBytes, latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
 import { verifyByPlatform } from './platform-verify.js';
 import { checkPrimitives } from './primitives.js';
@@ -123,9 +123,6 @@ export async function verifySignature(
   return verifyEd25519(publicKey, message, signature);
 }
 
-/** The cache key of a public key: its bytes as a Latin-1 string. */
-const keyName = (publicKey: Uint8Array) => String.fromCharCode.apply(null, publicKey as never);
-
 /**
  * True when `signature` is the Ed25519 signature of `message` by the 32-byte `publicKey`,
  * strictly by RFC 8032. Never rejects. Through WebCrypto, calls made together run at once, on
@@ -144,7 +141,7 @@ export async function verifyEd25519(
     // Strict RFC 8032 (not ZIP-215), as WebCrypto verifies: every node must agree on every signature.
     if (!(await webCryptoEd25519()))
       return ed25519.verify(signature, message, publicKey, { zip215: false });
-    const name = keyName(publicKey);
+    const name = latin1(publicKey);
     let key = imported.get(name);
     if (!key) {
       if (imported.size >= MAX_IMPORTED) imported.delete(imported.keys().next().value!);

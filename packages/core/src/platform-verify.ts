@@ -9,6 +9,7 @@
  */
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
 import type { PlatformCrypto } from './keys.js';
 
@@ -23,9 +24,6 @@ const verifiers = new Map<string, VerifyFunction>();
 const MAX_KEYS = 1024;
 const checked = new WeakSet<PlatformCrypto>();
 
-/** The cache key of a public key: its bytes as a Latin-1 string. */
-const keyName = (publicKey: Uint8Array) => String.fromCharCode.apply(null, publicKey as never);
-
 /**
  * Whether the platform's verifier says `signature` is `publicKey`'s of `message`, or `undefined`
  * when no platform verifier is in use (the caller then verifies its own way).
@@ -36,7 +34,7 @@ export function verifyByPlatform(
   signature: Uint8Array,
 ): Promise<boolean> | undefined {
   if (!platformVerifier) return undefined;
-  const name = keyName(publicKey);
+  const name = latin1(publicKey);
   let verify = verifiers.get(name);
   if (!verify) {
     if (verifiers.size >= MAX_KEYS) verifiers.delete(verifiers.keys().next().value!);

@@ -6,7 +6,7 @@
  */
 import { base32nopad } from '@scure/base';
 import { type BatchLeaf, rootsOf } from './batch-tree.js';
-import { toHex } from './bytes.js';
+import { latin1, toHex } from './bytes.js';
 import { type BatchProof, type ParsedEnvelope, parseEnvelope } from './envelope.js';
 import { MincaError } from './errors.js';
 import { hashId, RECORD_ID } from './ids.js';
@@ -29,7 +29,7 @@ class NameCache {
   readonly #names = new Map<string, string>();
   constructor(readonly make: (bytes: Uint8Array) => string) {}
   of(bytes: Uint8Array): string {
-    const key = String.fromCharCode.apply(null, bytes as never);
+    const key = latin1(bytes);
     let name = this.#names.get(key);
     if (name === undefined) {
       if (this.#names.size >= 4096) this.#names.clear();
@@ -99,7 +99,6 @@ const proofs = new WeakMap<Version, Pick<ParsedEnvelope, 'author' | 'proofStart'
 /** Batch roots whose signature was checked (or is being), by author, signature and root. */
 const roots = new Map<string, Promise<boolean>>();
 const MAX_ROOTS = 4096;
-const latin1 = (bytes: Uint8Array) => String.fromCharCode.apply(null, bytes as never);
 
 /** Checks the author's signature of a decoded version; `invalid_version` when it fails. */
 export function verifyVersion(version: Version): Promise<void> {
