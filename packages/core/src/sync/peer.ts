@@ -17,7 +17,7 @@ import { BoundedSet } from './bounded-set.js';
 import { ConnectionBudget, PAUSE_QUEUED_BYTES, RESUME_QUEUED_BYTES } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
-import { type Early, InboxAhead } from './inbox-ahead.js';
+import { type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
@@ -115,7 +115,7 @@ export class Peer {
       this.#inbox = this.#inbox.then(async () => {
         this.#ahead.taken();
         try {
-          await this.#receive(frame, pending.early);
+          if (!pending.joined) await this.#receive(frame, pending.early);
         } finally {
           this.#budget.handled(frame.length);
           if (this.#paused && this.#budget.queued <= RESUME_QUEUED_BYTES) {
@@ -277,6 +277,15 @@ export class Peer {
       const { q: _, ...unasked } = m;
       return this.#route(unasked, ahead);
     }
+    if (m.t === 'vers') {
+      // Those next in line, asked for here or unasked, are taken in with it, in one commit.
+      const joined = this.#ahead.joinVersions(
+        m,
+        ahead,
+        (next) => next.q === undefined || !this.#orphanWants.has(String(next.q)),
+      );
+      if (joined.length > 0) return this.#route(m, ahead, joined);
+    }
     return this.#route(m, ahead);
   }
 
@@ -284,6 +293,7 @@ export class Peer {
   #route(
     m: Exclude<Message, { t: 'hi' | 'auth' | 'bye' | 'spaces' }>,
     ahead?: CheckedAhead,
+    joined?: readonly EarlyVersions[],
   ): Promise<void> {
     return this.#inSpace(m.s, async (sync) => {
       // A hello level with this side is a heartbeat: it doesn't keep the space from idling.
@@ -291,7 +301,7 @@ export class Peer {
       if (!level) this.host.used?.(m.s);
       if (m.t === 'fwant') return this.#fileChannel.onWant(m);
       if (m.t === 'fdata') return this.#fileChannel.onData(m);
-      return sync.handle(m, ahead);
+      return sync.handle(m, ahead, joined);
     });
   }
 

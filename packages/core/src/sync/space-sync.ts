@@ -14,6 +14,7 @@ import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
+import type { EarlyVersions } from './inbox-ahead.js';
 import { MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import {
@@ -163,8 +164,15 @@ export class SpaceSync implements Reconciled {
     return { versions, verified: startVerifying(versions) };
   }
 
-  /** Routes one message of this space; `ahead`, a `vers` message's {@link checkAhead}. */
-  async handle(m: Message, ahead?: CheckedAhead): Promise<void> {
+  /**
+   * Routes one message of this space; `ahead`, a `vers` message's {@link checkAhead}, and
+   * `joined`, the `vers` messages right after it taken in with it.
+   */
+  async handle(
+    m: Message,
+    ahead?: CheckedAhead,
+    joined: readonly EarlyVersions[] = [],
+  ): Promise<void> {
     switch (m.t) {
       case 'hello':
         return this.#onHello(m);
@@ -173,7 +181,7 @@ export class SpaceSync implements Reconciled {
       case 'want':
         return this.#onWant(m.q, m.i);
       case 'vers':
-        return this.#onVersions(m.v, m.q, ahead);
+        return this.#onVersions([{ message: m, ahead }, ...joined]);
       case 'pull':
         return this.#sendVersions(
           await this.#keysAhead(await pullPage(this.space.store, m.c, m.a)),
@@ -330,13 +338,25 @@ export class SpaceSync implements Reconciled {
     flush(true);
   }
 
-  async #onVersions(frames: Uint8Array[], q?: number, ahead?: CheckedAhead): Promise<void> {
-    if (q !== undefined && !this.#inFlight.delete(q) && !this.#pulls.has(q))
-      throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
-    const decoded = ahead?.versions ?? decodeIncoming(frames);
-    if (q !== undefined) this.#pulls.answered(q, decoded);
+  /** `vers` messages, one or several in a row, taken in together: one commit for all. */
+  async #onVersions(
+    messages: ReadonlyArray<{ message: Extract<Message, { t: 'vers' }>; ahead?: CheckedAhead }>,
+  ): Promise<void> {
+    const decoded: Version[] = [];
+    for (const { message, ahead } of messages) {
+      const q = message.q;
+      if (q !== undefined && !this.#inFlight.delete(q) && !this.#pulls.has(q))
+        throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
+      const versions = ahead?.versions ?? decodeIncoming(message.v);
+      if (q !== undefined) this.#pulls.answered(q, versions);
+      decoded.push(...versions);
+    }
+    // Checks started ahead stand for those versions; without them, every one is checked here.
+    const verified = messages.every((m) => m.ahead)
+      ? Promise.all(messages.map((m) => m.ahead!.verified)).then(() => {})
+      : undefined;
     // Any version that does not verify, is of another space or does not open ends the connection.
-    const versions = await verifyIncoming(this.space, decoded, ahead?.verified);
+    const versions = await verifyIncoming(this.space, decoded, verified);
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     await this.#admit(versions);
     this.#sendWants();

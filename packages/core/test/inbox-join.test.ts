@@ -1,0 +1,188 @@
+// `vers` messages of one space that wait in a connection's inbox one after another are taken in
+// together, in one commit (spec 05 §8 "Taking versions in"), except those carrying the space's
+// own records, which go one message at a time; a bad one among them ends the connection.
+import { describe, expect, it } from 'vitest';
+import type { StoreFactory } from '../src/adapter.js';
+import type { SigningKey } from '../src/keys.js';
+import type { MincaNode } from '../src/node.js';
+import { InboxAhead, type Pending } from '../src/sync/inbox-ahead.js';
+import { encodeMessage, type Message } from '../src/sync/messages.js';
+import { createVersions, type Version } from '../src/version.js';
+import { fakeStores } from './fake-adapter.js';
+import { keyThat, memberSpace, scriptedPeer, waitFor } from './scripted-peer.js';
+import { nodeFixture } from './sync-helpers.js';
+
+const { make } = nodeFixture();
+
+/** Fake stores whose space stores note how many versions each commit carries. */
+function countingCommits() {
+  const commits: number[] = [];
+  const inner = fakeStores({ optional: true });
+  const factory: StoreFactory = {
+    ...inner,
+    open: async (path) => {
+      const adapter = await inner.open(path);
+      const commit = adapter.commit?.bind(adapter);
+      if (!path.startsWith('spaces/') || !commit) return adapter;
+      return Object.assign(Object.create(adapter), {
+        commit: (c: Parameters<typeof commit>[0]) => {
+          if (c.versions.length > 0) commits.push(c.versions.length);
+          return commit(c);
+        },
+      });
+    },
+  };
+  return { factory, commits };
+}
+
+/** `count` signed versions of `app.post` in `space`, as a member writes them. */
+function posts(space: string, spaceKey: Uint8Array, key: SigningKey, count: number, from = 0) {
+  return createVersions(
+    Array.from({ length: count }, (_, i) => ({
+      space,
+      collection: 'app.post',
+      record: `r${from + i}`,
+      supersedes: [],
+      timestamp: 1_700_000_000_000 + from + i,
+      files: [],
+      body: { i: from + i },
+    })),
+    spaceKey,
+    key,
+  );
+}
+
+/** The `vers` message a frame decoded to ahead of its turn. */
+const versOf = (pending: Readonly<Pending>) =>
+  pending.early!.message as Extract<Message, { t: 'vers' }>;
+
+const vers = (space: string, versions: readonly Version[]) =>
+  encodeMessage({ t: 'vers', s: space, v: versions.map((v) => v.bytes) });
+
+async function pushing(node: MincaNode) {
+  const key = keyThat('starts', node.did);
+  const { space, spaceKey } = await memberSpace(node, key);
+  const p = await scriptedPeer(node, key, [space]);
+  return { key, space, spaceKey, p };
+}
+
+describe('vers messages waiting one after another', () => {
+  it('are taken in together: fewer commits than messages, every version stored', async () => {
+    const { factory, commits } = countingCommits();
+    const node = await make({ stores: factory });
+    const { key, space, spaceKey, p } = await pushing(node);
+    const versions = await posts(space, spaceKey, key, 1_200);
+    commits.length = 0;
+    // Twelve messages of 100 in one go: they wait while the first is checked and stored.
+    for (let at = 0; at < versions.length; at += 100)
+      p.raw(vers(space, versions.slice(at, at + 100)));
+    await waitFor(
+      async () => (await node.spaces.status(space)).versions >= 1_200,
+      30_000,
+      'every pushed version stored',
+    );
+    expect(p.peer.endReason).toBeUndefined();
+    expect(commits.reduce((a, b) => a + b, 0)).toBe(1_200);
+    expect(commits.length).toBeLessThan(12);
+    expect(Math.max(...commits)).toBeGreaterThan(100);
+    expect((await node.records.list(space, 'app.post')).length).toBe(1_200);
+  });
+
+  it('end the connection when one of them fails its checks; none of that one is stored', async () => {
+    const node = await make();
+    const { key, space, spaceKey, p } = await pushing(node);
+    const good = await posts(space, spaceKey, key, 300);
+    // A member's version with its signature's last byte changed: it does not verify.
+    const forged = (await posts(space, spaceKey, key, 1, 300))[0]!.bytes.slice();
+    forged[forged.length - 1]! ^= 1;
+    p.raw(vers(space, good.slice(0, 100)));
+    p.raw(vers(space, good.slice(100, 200)));
+    p.raw(
+      encodeMessage({
+        t: 'vers',
+        s: space,
+        v: [...good.slice(200, 299).map((v) => v.bytes), forged],
+      }),
+    );
+    p.raw(vers(space, good.slice(299)));
+    await waitFor(() => p.closedWith() !== undefined, 30_000, 'the connection ended');
+    expect(p.peer.endReason).toMatch(/signature|invalid/);
+    const stored = new Set((await node.records.list(space, 'app.post')).map((r) => r.id));
+    // The bad message's good versions were not stored, nor what came after it.
+    for (const v of good.slice(200)) expect(stored.has(v.record)).toBe(false);
+  });
+});
+
+describe('InboxAhead.joinVersions', () => {
+  it('joins the vers of the same space next in line, up to anything else', async () => {
+    const node = await make();
+    const key = keyThat('starts', node.did);
+    const { space, spaceKey } = await memberSpace(node, key);
+    const other = (await node.spaces.create()).id;
+    const vs = await posts(space, spaceKey, key, 4);
+    const inbox = new InboxAhead(() => true);
+    const first = inbox.arrived(vers(space, vs.slice(0, 1)));
+    const second = inbox.arrived(vers(space, vs.slice(1, 2)));
+    const third = inbox.arrived(
+      encodeMessage({ t: 'hello', s: space, f: new Uint8Array(32), c: [] }),
+    );
+    inbox.arrived(vers(space, vs.slice(2, 3)));
+    inbox.taken(); // the first one's turn
+    const joined = inbox.joinVersions(versOf(first), first.early!.ahead, () => true);
+    expect(joined.map((j) => j.message)).toEqual([second.early!.message]);
+    expect(second.joined).toBe(true);
+    expect(third.joined).toBeUndefined();
+    // Another space's message next in line is not joined.
+    const elsewhere = new InboxAhead(() => true);
+    const a = elsewhere.arrived(vers(space, vs.slice(0, 1)));
+    elsewhere.arrived(encodeMessage({ t: 'vers', s: other, v: [vs[3]!.bytes] }));
+    elsewhere.taken();
+    expect(elsewhere.joinVersions(versOf(a), a.early!.ahead, () => true)).toEqual([]);
+  });
+
+  it('joins nothing to, or after, a message carrying the space’s own records', async () => {
+    const node = await make();
+    const key = keyThat('starts', node.did);
+    const { space, spaceKey } = await memberSpace(node, key);
+    const vs = await posts(space, spaceKey, key, 3);
+    const [sys] = await createVersions(
+      [
+        {
+          space,
+          collection: 'sys.members',
+          record: 'm1',
+          supersedes: [],
+          timestamp: 1_700_000_000_100,
+          files: [],
+          body: { role: 'writer' },
+        },
+      ],
+      spaceKey,
+      key,
+    );
+    const check = (frames: Uint8Array[]) => {
+      const inbox = new InboxAhead(() => true);
+      const first = inbox.arrived(frames[0]!);
+      const rest = frames.slice(1).map((f) => inbox.arrived(f));
+      inbox.taken();
+      return { joined: inbox.joinVersions(versOf(first), first.early!.ahead, () => true), rest };
+    };
+    // A system version in hand: nothing joins it.
+    expect(check([vers(space, [sys!]), vers(space, vs.slice(0, 1))]).joined).toEqual([]);
+    // Next in line: joining stops before it.
+    const { joined, rest } = check([
+      vers(space, vs.slice(0, 1)),
+      vers(space, vs.slice(1, 2)),
+      vers(space, [sys!]),
+      vers(space, vs.slice(2, 3)),
+    ]);
+    expect(joined).toHaveLength(1);
+    expect(rest.map((r) => r.joined === true)).toEqual([true, false, false]);
+    // `mayJoin` refusing one stops there too.
+    const inbox = new InboxAhead(() => true);
+    const first = inbox.arrived(vers(space, vs.slice(0, 1)));
+    inbox.arrived(vers(space, vs.slice(1, 2)));
+    inbox.taken();
+    expect(inbox.joinVersions(versOf(first), first.early!.ahead, () => false)).toEqual([]);
+  });
+});
