@@ -46,27 +46,30 @@ describe('negentropy properties', () => {
       fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 200 }),
     ],
     { numRuns: 200 },
-  )('diffIds is set difference, however the lists come', (mine, theirs) => {
-    // Small id alphabet, so lists overlap and repeat; both the double loop and the sort path run.
-    const idOf = (k: number) => sha256(Uint8Array.of(k));
-    const local = new Uint8Array(32 * mine.length);
-    mine.forEach((k, i) => {
-      local.set(idOf(k), i * 32);
-    });
-    const msg = new Uint8Array(7 + 32 * theirs.length);
-    theirs.forEach((k, i) => {
-      msg.set(idOf(k), 7 + i * 32);
-    });
-    const have: Uint8Array[] = [];
-    const need: Uint8Array[] = [];
-    const from = Math.min(3, mine.length);
-    diffIds(local, from, mine.length, msg, 7, theirs.length, have, need);
-    const span = mine.slice(from);
-    const expectHave = span.filter((k) => !theirs.includes(k)).map((k) => toHex(idOf(k)));
-    const expectNeed = theirs.filter((k) => !span.includes(k)).map((k) => toHex(idOf(k)));
-    expect(have.map(toHex).sort()).toEqual(expectHave.sort());
-    expect(need.map(toHex).sort()).toEqual(expectNeed.sort());
-  });
+  )(
+    'diffIds is set difference, however the lists come; have in the span’s order',
+    (mine, theirs) => {
+      // Small id alphabet, so lists overlap and repeat; both the double loop and the sort path run.
+      const idOf = (k: number) => sha256(Uint8Array.of(k));
+      const local = new Uint8Array(32 * mine.length);
+      mine.forEach((k, i) => {
+        local.set(idOf(k), i * 32);
+      });
+      const msg = new Uint8Array(7 + 32 * theirs.length);
+      theirs.forEach((k, i) => {
+        msg.set(idOf(k), 7 + i * 32);
+      });
+      const have: Uint8Array[] = [];
+      const need: Uint8Array[] = [];
+      const from = Math.min(3, mine.length);
+      diffIds(local, from, mine.length, msg, 7, theirs.length, have, need);
+      const span = mine.slice(from);
+      const expectHave = span.filter((k) => !theirs.includes(k)).map((k) => toHex(idOf(k)));
+      const expectNeed = theirs.filter((k) => !span.includes(k)).map((k) => toHex(idOf(k)));
+      expect(have.map(toHex)).toEqual(expectHave);
+      expect(need.map(toHex).sort()).toEqual(expectNeed.sort());
+    },
+  );
 
   it('diffIds against an empty span or an empty list, however long the other', () => {
     const ids = new Uint8Array(32 * 5000);
@@ -79,9 +82,29 @@ describe('negentropy properties', () => {
       const have: Uint8Array[] = [];
       const need: Uint8Array[] = [];
       diffIds(ids, from, to, ids, 0, count, have, need);
-      expect(have.length).toBe(count === 0 ? to - from : 0);
+      expect(have.map(toHex)).toEqual(
+        count === 0
+          ? Array.from({ length: to - from }, (_, k) =>
+              toHex(ids.subarray((from + k) * 32, (from + k + 1) * 32)),
+            )
+          : [],
+      );
       expect(need.length).toBe(count - (to - from) * (count === 0 ? 0 : 1));
     }
+  });
+
+  it('diffIds gives a long span’s ids the peer lacks in the span’s order, not by id', () => {
+    // The set's order is the order written: a batch signature's versions sent together.
+    const ids = new Uint8Array(32 * 5000);
+    for (let i = 0; i < 5000; i++) ids.set(sha256(Uint8Array.of(i & 0xff, i >> 8)), i * 32);
+    const have: Uint8Array[] = [];
+    const need: Uint8Array[] = [];
+    // The peer has the span's first two: 5,000 × 2 pairs, past the double loop.
+    diffIds(ids, 0, 5000, ids, 0, 2, have, need);
+    expect(need).toEqual([]);
+    expect(have.map(toHex)).toEqual(
+      Array.from({ length: 4998 }, (_, k) => toHex(ids.subarray((k + 2) * 32, (k + 3) * 32))),
+    );
   });
 });
 

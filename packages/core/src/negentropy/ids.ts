@@ -36,7 +36,10 @@ function compareIds(a: Uint8Array, ao: number, b: Uint8Array, bo: number): numbe
 
 /**
  * Pushes to `have` each id of `local[from, to)` (items, 32 bytes each) that is not among the
- * `count` ids at `msg[at..]`, and to `need` each received id not in the span.
+ * `count` ids at `msg[at..]`, in the span's order, and to `need` each received id not in the
+ * span. The span's order is the set's (timestamp, then id): what is sent in that order reaches
+ * the peer as it was written, a batch signature's versions together (spec 05 §3.6) and a
+ * store's index appended to rather than written all over.
  */
 export function diffIds(
   local: Uint8Array,
@@ -49,6 +52,11 @@ export function diffIds(
   need: Uint8Array[],
 ): void {
   const n = to - from;
+  if (count === 0) {
+    // The peer has none of the span (a new device): all of it, nothing to compare.
+    for (let o = from * 32; o < to * 32; o += 32) have.push(local.slice(o, o + 32));
+    return;
+  }
   if (n <= NESTED_MAX_PAIRS && count <= NESTED_MAX_PAIRS && n * count <= NESTED_MAX_PAIRS) {
     // Compare first words as numbers; only a match on them needs the full 32 bytes.
     const mine = wordsOf(local, from * 32, n, scratchMine);
@@ -71,19 +79,19 @@ export function diffIds(
     }
     return;
   }
-  // Sort offsets of both sides by id bytes and merge.
+  // Sort offsets of both sides by id bytes and merge, noting the span's ids the peer has too.
   const mine = new Uint32Array(n);
   for (let i = 0; i < n; i++) mine[i] = (from + i) * 32;
   mine.sort((x, y) => compareIds(local, x, local, y));
   const theirs = new Uint32Array(count);
   for (let j = 0; j < count; j++) theirs[j] = at + j * 32;
   theirs.sort((x, y) => compareIds(msg, x, msg, y));
+  const shared = new Uint8Array(n);
   let i = 0;
   let j = 0;
   while (i < n || j < count) {
     const c = i === n ? 1 : j === count ? -1 : compareIds(local, mine[i]!, msg, theirs[j]!);
     if (c < 0) {
-      have.push(local.slice(mine[i]!, mine[i]! + 32));
       i++;
     } else if (c > 0) {
       need.push(msg.slice(theirs[j]!, theirs[j]! + 32));
@@ -91,8 +99,12 @@ export function diffIds(
     } else {
       // Present on both sides: step past every copy of this id on each.
       const o = mine[i]!;
-      while (i < n && equalIds(local, mine[i]!, local, o)) i++;
+      while (i < n && equalIds(local, mine[i]!, local, o)) shared[mine[i++]! / 32 - from] = 1;
       while (j < count && equalIds(msg, theirs[j]!, local, o)) j++;
     }
+  }
+  for (let k = 0; k < n; k++) {
+    const o = (from + k) * 32;
+    if (shared[k] === 0) have.push(local.slice(o, o + 32));
   }
 }
