@@ -1,6 +1,7 @@
-// `vers` messages of one space that wait in a connection's inbox one after another are taken in
-// together, in one commit (spec 05 §8 "Taking versions in"), except those carrying the space's
-// own records, which go one message at a time; a bad one among them ends the connection.
+// `vers` messages of one space that wait in a connection's inbox one after another, their checks
+// over, are taken in together, in one commit (spec 05 §8 "Taking versions in"), except those
+// carrying the space's own records, which go one message at a time; a bad one among them ends
+// the connection.
 import { describe, expect, it } from 'vitest';
 import type { StoreFactory } from '../src/adapter.js';
 import type { SigningKey } from '../src/keys.js';
@@ -14,7 +15,10 @@ import { nodeFixture } from './sync-helpers.js';
 
 const { make } = nodeFixture();
 
-/** Fake stores whose space stores note how many versions each commit carries. */
+/**
+ * Fake stores whose space stores note how many versions each commit carries, and take 20 ms
+ * over each, as a disk slower than the signature checks would.
+ */
 function countingCommits() {
   const commits: number[] = [];
   const inner = fakeStores({ optional: true });
@@ -25,8 +29,9 @@ function countingCommits() {
       const commit = adapter.commit?.bind(adapter);
       if (!path.startsWith('spaces/') || !commit) return adapter;
       return Object.assign(Object.create(adapter), {
-        commit: (c: Parameters<typeof commit>[0]) => {
+        commit: async (c: Parameters<typeof commit>[0]) => {
           if (c.versions.length > 0) commits.push(c.versions.length);
+          await new Promise((resolve) => setTimeout(resolve, 20));
           return commit(c);
         },
       });
@@ -73,7 +78,7 @@ describe('vers messages waiting one after another', () => {
     const { key, space, spaceKey, p } = await pushing(node);
     const versions = await posts(space, spaceKey, key, 1_200);
     commits.length = 0;
-    // Twelve messages of 100 in one go: they wait while the first is checked and stored.
+    // Twelve messages of 100 in one go: they wait, and are checked, while the first is stored.
     for (let at = 0; at < versions.length; at += 100)
       p.raw(vers(space, versions.slice(at, at + 100)));
     await waitFor(
@@ -113,31 +118,56 @@ describe('vers messages waiting one after another', () => {
   });
 });
 
+/**
+ * An inbox that received `frames` and whose first one's turn came; with `checked`, once every
+ * check started so far is over. `join` asks what joins the first one.
+ */
+async function inboxOf(frames: Uint8Array[], checked = true) {
+  const inbox = new InboxAhead(() => true);
+  const [first, ...rest] = frames.map((frame) => inbox.arrived(frame));
+  inbox.taken();
+  if (checked) await Promise.allSettled(rest.map((p) => p.early?.ahead?.verified));
+  const join = (mayJoin = () => true) =>
+    inbox.joinVersions(versOf(first!), first!.early!.ahead, mayJoin);
+  return { first: first!, rest, join };
+}
+
 describe('InboxAhead.joinVersions', () => {
-  it('joins the vers of the same space next in line, up to anything else', async () => {
+  it('joins the checked vers of the same space next in line, up to anything else', async () => {
     const node = await make();
     const key = keyThat('starts', node.did);
     const { space, spaceKey } = await memberSpace(node, key);
     const other = (await node.spaces.create()).id;
     const vs = await posts(space, spaceKey, key, 4);
-    const inbox = new InboxAhead(() => true);
-    const first = inbox.arrived(vers(space, vs.slice(0, 1)));
-    const second = inbox.arrived(vers(space, vs.slice(1, 2)));
-    const third = inbox.arrived(
-      encodeMessage({ t: 'hello', s: space, f: new Uint8Array(32), c: [] }),
-    );
-    inbox.arrived(vers(space, vs.slice(2, 3)));
-    inbox.taken(); // the first one's turn
-    const joined = inbox.joinVersions(versOf(first), first.early!.ahead, () => true);
-    expect(joined.map((j) => j.message)).toEqual([second.early!.message]);
-    expect(second.joined).toBe(true);
-    expect(third.joined).toBeUndefined();
+    const hello = encodeMessage({ t: 'hello', s: space, f: new Uint8Array(32), c: [] });
+    const a = await inboxOf([
+      vers(space, vs.slice(0, 1)),
+      vers(space, vs.slice(1, 2)),
+      hello,
+      vers(space, vs.slice(2, 3)),
+    ]);
+    expect(a.join().map((j) => j.message)).toEqual([a.rest[0]!.early!.message]);
+    expect(a.rest.map((r) => r.joined === true)).toEqual([true, false, false]);
     // Another space's message next in line is not joined.
-    const elsewhere = new InboxAhead(() => true);
-    const a = elsewhere.arrived(vers(space, vs.slice(0, 1)));
-    elsewhere.arrived(encodeMessage({ t: 'vers', s: other, v: [vs[3]!.bytes] }));
-    elsewhere.taken();
-    expect(elsewhere.joinVersions(versOf(a), a.early!.ahead, () => true)).toEqual([]);
+    const b = await inboxOf([vers(space, vs.slice(0, 1)), vers(other, vs.slice(3))]);
+    expect(b.join()).toEqual([]);
+    // Nor is one whose checks still run: the first one's versions are stored meanwhile.
+    const c = await inboxOf([vers(space, vs.slice(0, 1)), vers(space, vs.slice(1, 2))], false);
+    expect(c.join()).toEqual([]);
+    expect(c.rest[0]!.joined).toBeUndefined();
+  });
+
+  it('looks at the frames after those it joined', async () => {
+    const node = await make();
+    const key = keyThat('starts', node.did);
+    const { space, spaceKey } = await memberSpace(node, key);
+    const vs = await posts(space, spaceKey, key, 6);
+    const { rest, join } = await inboxOf(vs.map((v) => vers(space, [v])));
+    // In hand the first; the next three decoded and checked ahead, the last two not yet.
+    expect(rest.map((r) => r.early !== undefined)).toEqual([true, true, true, false, false]);
+    expect(join()).toHaveLength(3);
+    // Joined, those three no longer count as waiting: the two after them are looked at.
+    expect(rest.map((r) => r.early?.ahead !== undefined)).toEqual([true, true, true, true, true]);
   });
 
   it('joins nothing to, or after, a message carrying the space’s own records', async () => {
@@ -160,29 +190,19 @@ describe('InboxAhead.joinVersions', () => {
       spaceKey,
       key,
     );
-    const check = (frames: Uint8Array[]) => {
-      const inbox = new InboxAhead(() => true);
-      const first = inbox.arrived(frames[0]!);
-      const rest = frames.slice(1).map((f) => inbox.arrived(f));
-      inbox.taken();
-      return { joined: inbox.joinVersions(versOf(first), first.early!.ahead, () => true), rest };
-    };
     // A system version in hand: nothing joins it.
-    expect(check([vers(space, [sys!]), vers(space, vs.slice(0, 1))]).joined).toEqual([]);
+    expect((await inboxOf([vers(space, [sys!]), vers(space, vs.slice(0, 1))])).join()).toEqual([]);
     // Next in line: joining stops before it.
-    const { joined, rest } = check([
+    const { join, rest } = await inboxOf([
       vers(space, vs.slice(0, 1)),
       vers(space, vs.slice(1, 2)),
       vers(space, [sys!]),
       vers(space, vs.slice(2, 3)),
     ]);
-    expect(joined).toHaveLength(1);
+    expect(join()).toHaveLength(1);
     expect(rest.map((r) => r.joined === true)).toEqual([true, false, false]);
     // `mayJoin` refusing one stops there too.
-    const inbox = new InboxAhead(() => true);
-    const first = inbox.arrived(vers(space, vs.slice(0, 1)));
-    inbox.arrived(vers(space, vs.slice(1, 2)));
-    inbox.taken();
-    expect(inbox.joinVersions(versOf(first), first.early!.ahead, () => false)).toEqual([]);
+    const refused = await inboxOf([vers(space, vs.slice(0, 1)), vers(space, vs.slice(1, 2))]);
+    expect(refused.join(() => false)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
 import { randomKey } from '../src/seal.js';
 import { Store } from '../src/store.js';
-import { cursorOf, pullPage } from '../src/sync/collection-pull.js';
+import { cursorOf, PULL_PAGE_BYTES, pullPage } from '../src/sync/collection-pull.js';
 import { VERS_MESSAGE_BYTES } from '../src/sync/messages.js';
 import { outgoing } from '../src/sync/outgoing.js';
 import { createVersions, type Version } from '../src/version.js';
@@ -61,13 +61,15 @@ describe('what a peer is sent', () => {
     expect(await errorCode(() => outgoing(reopened, [v!.id]))).toBe('corrupt');
   });
 
-  it('answers a pull a frame at a time, in the order of the sync set, from a cursor', async () => {
-    // Bodies of 1 KiB: a frame's worth is fewer than the 200 held.
-    const posts = await versions('app.post', 200, 1024);
+  it('answers a pull four messages at a time, in the order of the sync set, from a cursor', async () => {
+    // Bodies of 1 KiB: a page's worth is fewer than the 800 held.
+    const posts = await versions('app.post', 800, 1024);
     const { store } = await storeOf(posts);
     const first = await pullPage(store, 'app.post', undefined);
     const size = first.reduce((n, v) => n + v.bytes.length + 8, 0);
-    expect(size).toBeLessThanOrEqual(VERS_MESSAGE_BYTES);
+    expect(PULL_PAGE_BYTES).toBe(4 * VERS_MESSAGE_BYTES);
+    expect(size).toBeLessThanOrEqual(PULL_PAGE_BYTES);
+    expect(size).toBeGreaterThan(3 * VERS_MESSAGE_BYTES);
     expect(first.length).toBeLessThan(posts.length);
     expect(first).toEqual(sent(posts.slice(0, first.length)));
 

@@ -56,9 +56,18 @@ export function idsAfter(
 }
 
 /**
- * The page a pull asks for: the versions of `collection` past `after`, as many as one frame
- * carries (by count and bytes), so a pull costs the side answering it one frame's reading. Read
- * as bytes: the side answering does not decode what the side asking decodes and checks.
+ * Bytes of versions in a page: four `vers` messages' worth. A pull's answer is sent as several
+ * messages, the last carrying its number, and the side asking takes messages waiting one after
+ * another in together (one store transaction for them, spec 05 §8): pages of one message were
+ * taken in one commit each, the next page asked for only as each was.
+ */
+export const PULL_PAGE_BYTES = 4 * VERS_MESSAGE_BYTES;
+
+/**
+ * The page a pull asks for: the versions of `collection` past `after`, up to
+ * {@link PULL_PAGE_BYTES} and `MAX_VERSIONS_PER_MESSAGE` of them, so a pull costs the side
+ * answering it a bounded reading. Read as bytes: the side answering does not decode what the
+ * side asking decodes and checks.
  */
 export async function pullPage(
   store: Store,
@@ -66,8 +75,8 @@ export async function pullPage(
   after: Uint8Array | undefined,
 ): Promise<Outgoing[]> {
   const ids = idsAfter(store.syncSet(collection), after, MAX_VERSIONS_PER_MESSAGE);
-  // One message's worth (pages in flight are what a joining device holds at once).
-  const budget = VERS_MESSAGE_BYTES;
+  // Pages in flight are what a joining device holds at once.
+  const budget = PULL_PAGE_BYTES;
   const page: Outgoing[] = [];
   let size = 0;
   for (let at = 0; at < ids.length; at += READ_BATCH) {

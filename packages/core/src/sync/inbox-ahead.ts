@@ -6,16 +6,46 @@
  * space that come one after another and were decoded ahead are taken in together
  * ({@link InboxAhead.joinVersions}): one commit for all, as a store writes fastest.
  */
+import { decodeIncoming, startVerifying } from '../intake.js';
 import { isSystemCollection } from '../names.js';
+import type { Version } from '../version.js';
 import { decodeMessage, type Message } from './messages.js';
-import { type CheckedAhead, SpaceSync } from './space-sync.js';
 
 /**
  * Frames waiting after the next one that are decoded, and whose versions' signature checks are
- * started, ahead of their turn: the next one and these, so three while one is being handled.
- * Bounded, as each holds up to `MAX_VERSIONS_PER_MESSAGE` decoded versions.
+ * started, ahead of their turn: the next one and these, so three while one is being handled
+ * (and three after those joined to it, {@link InboxAhead.joinVersions}). Bounded, as each holds
+ * up to `MAX_VERSIONS_PER_MESSAGE` decoded versions.
  */
 export const CHECKED_AHEAD = 2;
+
+/** A `vers` message decoded, and its signature checks started, ahead of its turn. */
+export interface CheckedAhead {
+  versions: Version[];
+  verified: Promise<void>;
+  /** Whether `verified` has settled: the checks are over, passed or failed. */
+  checked: boolean;
+}
+
+/**
+ * Decodes a `vers` message and starts its signature checks before its turn, so they run on
+ * the cores while the messages before it are stored; `undefined` if it does not decode
+ * (which its turn then finds). The checks stand only for these versions, wherever handled.
+ */
+export function checkAhead(m: Extract<Message, { t: 'vers' }>): CheckedAhead | undefined {
+  let versions: Version[];
+  try {
+    versions = decodeIncoming(m.v);
+  } catch {
+    return undefined;
+  }
+  const ahead: CheckedAhead = { versions, verified: startVerifying(versions), checked: false };
+  const over = () => {
+    ahead.checked = true;
+  };
+  ahead.verified.then(over, over);
+  return ahead;
+}
 
 /** A frame decoded ahead of its turn, and for `vers`, its checks started. */
 export interface Early {
@@ -62,12 +92,15 @@ export class InboxAhead {
   }
 
   /**
-   * The `vers` messages of `space` next in line, decoded and their checks started, up to the
-   * first frame that is anything else or was not looked at yet, for `vers` message `first` in
-   * hand to take in with it; each is marked `joined`. None when `first` or one of them carries
-   * versions of the space's own records (`sys.*`), which decide who may write what comes after
-   * them: those are taken in one message at a time, in order. `mayJoin` says whether a message
-   * may be handled as any other of the space (its `q` answers a want of this sync).
+   * The `vers` messages of `space` next in line whose checks are over, up to the first frame
+   * that is anything else or whose checks still run, for `vers` message `first` in hand to take
+   * in with it; each is marked `joined`. Only those checked already: waiting for the checks of
+   * more messages than the one in hand would leave this thread idle until the last is checked,
+   * where it could be storing the first. None when `first` or one of them
+   * carries versions of the space's own records (`sys.*`), which decide who may write what
+   * comes after them: those are taken in one message at a time, in order. `mayJoin` says
+   * whether a message may be handled as any other of the space (its `q` answers a want of this
+   * sync).
    */
   joinVersions(
     first: Extract<Message, { t: 'vers' }>,
@@ -78,18 +111,24 @@ export class InboxAhead {
     const joined: EarlyVersions[] = [];
     for (const pending of this.#pending) {
       const early = pending.early;
-      if (early?.message.t !== 'vers' || early.message.s !== first.s || !early.ahead) break;
+      if (early?.message.t !== 'vers' || early.message.s !== first.s || !early.ahead?.checked)
+        break;
       if (carriesSystem(early.ahead) || !mayJoin(early.message)) break;
       pending.joined = true;
       joined.push({ message: early.message, ahead: early.ahead });
     }
+    if (joined.length > 0) this.#lookAhead();
     return joined;
   }
 
   #lookAhead(): void {
-    const upTo = Math.min(CHECKED_AHEAD + 1, this.#pending.length);
-    for (let i = 0; i < upTo; i++) {
-      const pending = this.#pending[i]!;
+    // Frames joined to the batch in hand are not counted: the ones after them are looked at,
+    // so their checks run on the cores while that batch is stored.
+    let looked = 0;
+    for (const pending of this.#pending) {
+      if (looked > CHECKED_AHEAD) break;
+      if (pending.joined) continue;
+      looked++;
       if (pending.started) continue;
       pending.started = true;
       let message: Message;
@@ -100,7 +139,7 @@ export class InboxAhead {
       }
       // Only for a space shared with a proven peer: nothing else gets its signatures checked.
       const ahead =
-        message.t === 'vers' && this.checks(message.s) ? SpaceSync.checkAhead(message) : undefined;
+        message.t === 'vers' && this.checks(message.s) ? checkAhead(message) : undefined;
       pending.early = { message, ahead };
     }
   }

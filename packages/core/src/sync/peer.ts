@@ -17,11 +17,11 @@ import { BoundedSet } from './bounded-set.js';
 import { ConnectionBudget, PAUSE_QUEUED_BYTES, RESUME_QUEUED_BYTES } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
-import { type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
+import { type CheckedAhead, type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
-import { type CheckedAhead, SpaceSync } from './space-sync.js';
+import { SpaceSync } from './space-sync.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
 import type { Transport } from './transport.js';
 
@@ -278,13 +278,14 @@ export class Peer {
       return this.#route(unasked, ahead);
     }
     if (m.t === 'vers') {
-      // Those next in line, asked for here or unasked, are taken in with it, in one commit.
-      const joined = this.#ahead.joinVersions(
-        m,
-        ahead,
-        (next) => next.q === undefined || !this.#orphanWants.has(String(next.q)),
-      );
-      if (joined.length > 0) return this.#route(m, ahead, joined);
+      // Those next in line, asked for here or unasked, may be taken in with it, in one commit.
+      const join = () =>
+        this.#ahead.joinVersions(
+          m,
+          ahead,
+          (next) => next.q === undefined || !this.#orphanWants.has(String(next.q)),
+        );
+      return this.#route(m, ahead, join);
     }
     return this.#route(m, ahead);
   }
@@ -293,7 +294,7 @@ export class Peer {
   #route(
     m: Exclude<Message, { t: 'hi' | 'auth' | 'bye' | 'spaces' }>,
     ahead?: CheckedAhead,
-    joined?: readonly EarlyVersions[],
+    join?: () => readonly EarlyVersions[],
   ): Promise<void> {
     return this.#inSpace(m.s, async (sync) => {
       // A hello level with this side is a heartbeat: it doesn't keep the space from idling.
@@ -301,7 +302,7 @@ export class Peer {
       if (!level) this.host.used?.(m.s);
       if (m.t === 'fwant') return this.#fileChannel.onWant(m);
       if (m.t === 'fdata') return this.#fileChannel.onData(m);
-      return sync.handle(m, ahead, joined);
+      return sync.handle(m, ahead, join);
     });
   }
 

@@ -7,14 +7,14 @@
  */
 import { fromHex, toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
-import { admit, decodeIncoming, startVerifying, verifyIncoming } from '../intake.js';
+import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
 import { isSystemCollection } from '../names.js';
 import { KEY_COLLECTION } from '../space/space-keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
-import type { EarlyVersions } from './inbox-ahead.js';
+import type { CheckedAhead, EarlyVersions } from './inbox-ahead.js';
 import { MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import {
@@ -30,10 +30,10 @@ export type { SyncChannel } from './reconciliation.js';
 
 import type { PeerSpaceStatus } from './sync-host.js';
 
-/** A `vers` message decoded, and its signature checks started, ahead of its turn. */
-export interface CheckedAhead {
-  versions: Version[];
-  verified: Promise<void>;
+/** A `vers` message in its turn, and what was done with it ahead of its turn. */
+interface Received {
+  message: Extract<Message, { t: 'vers' }>;
+  ahead?: CheckedAhead | undefined;
 }
 
 /** Versions read and sent per push, so a push of a whole collection is read a part at a time. */
@@ -150,28 +150,13 @@ export class SpaceSync implements Reconciled {
   }
 
   /**
-   * Decodes a `vers` message and starts its signature checks before its turn, so they run on
-   * the cores while the messages before it are stored; `undefined` if it does not decode
-   * (which its turn then finds). The checks stand only for these versions, wherever handled.
-   */
-  static checkAhead(m: Extract<Message, { t: 'vers' }>): CheckedAhead | undefined {
-    let versions: Version[];
-    try {
-      versions = decodeIncoming(m.v);
-    } catch {
-      return undefined;
-    }
-    return { versions, verified: startVerifying(versions) };
-  }
-
-  /**
-   * Routes one message of this space; `ahead`, a `vers` message's {@link checkAhead}, and
-   * `joined`, the `vers` messages right after it taken in with it.
+   * Routes one message of this space; `ahead`, a `vers` message's `checkAhead`, and
+   * `join`, which gives the `vers` messages right after it to take in with it.
    */
   async handle(
     m: Message,
     ahead?: CheckedAhead,
-    joined: readonly EarlyVersions[] = [],
+    join?: () => readonly EarlyVersions[],
   ): Promise<void> {
     switch (m.t) {
       case 'hello':
@@ -181,7 +166,7 @@ export class SpaceSync implements Reconciled {
       case 'want':
         return this.#onWant(m.q, m.i);
       case 'vers':
-        return this.#onVersions([{ message: m, ahead }, ...joined]);
+        return this.#onVersions({ message: m, ahead }, join);
       case 'pull':
         return this.#sendVersions(
           await this.#keysAhead(await pullPage(this.space.store, m.c, m.a)),
@@ -338,18 +323,20 @@ export class SpaceSync implements Reconciled {
     flush(true);
   }
 
-  /** `vers` messages, one or several in a row, taken in together: one commit for all. */
-  async #onVersions(
-    messages: ReadonlyArray<{ message: Extract<Message, { t: 'vers' }>; ahead?: CheckedAhead }>,
-  ): Promise<void> {
-    const decoded: Version[] = [];
-    for (const { message, ahead } of messages) {
-      const q = message.q;
-      if (q !== undefined && !this.#inFlight.delete(q) && !this.#pulls.has(q))
-        throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
-      const versions = ahead?.versions ?? decodeIncoming(message.v);
-      if (q !== undefined) this.#pulls.answered(q, versions);
-      decoded.push(...versions);
+  /**
+   * A `vers` message, and with `join` those waiting right after it whose checks are over once
+   * its own are, taken in together: one commit for all (spec 05 §8 "Taking versions in").
+   */
+  async #onVersions(first: Received, join?: () => readonly EarlyVersions[]): Promise<void> {
+    const messages = [first];
+    const decoded = [...this.#received(first)];
+    if (first.ahead && join) {
+      // Its checks first: a failure is met below. Those after it checked meanwhile join it.
+      await first.ahead.verified.catch(() => {});
+      for (const next of join()) {
+        messages.push(next);
+        decoded.push(...this.#received(next));
+      }
     }
     // Checks started ahead stand for those versions; without them, every one is checked here.
     const verified = messages.every((m) => m.ahead)
@@ -361,6 +348,16 @@ export class SpaceSync implements Reconciled {
     await this.#admit(versions);
     this.#sendWants();
     await this.#reconciliation.rerunWhenFetched();
+  }
+
+  /** A `vers` message's versions, decoded (ahead, or now); its answer to a want or pull noted. */
+  #received({ message, ahead }: Received): readonly Version[] {
+    const q = message.q;
+    if (q !== undefined && !this.#inFlight.delete(q) && !this.#pulls.has(q))
+      throw new MincaError('protocol', `an answer to want ${q}, which was not asked`);
+    const versions = ahead?.versions ?? decodeIncoming(message.v);
+    if (q !== undefined) this.#pulls.answered(q, versions);
+    return versions;
   }
 
   /** Takes in what may be kept; a holder over its limits refuses, with its reason, and keeps what it has. */
