@@ -3,7 +3,7 @@
  * next few are decoded as they arrive, and a `vers` message's signature checks started, so
  * verifying runs on the cores while the message before is stored (spec 05 §8 "Taking versions
  * in"). The frames are handled in order, one at a time, except that `vers` messages of one
- * space that come one after another and were decoded ahead are taken in together
+ * space that come one after another, decoded and checked ahead, are taken in together
  * ({@link InboxAhead.joinVersions}): one commit for all, as a store writes fastest.
  */
 import { decodeIncoming, startVerifying } from '../intake.js';
@@ -96,11 +96,10 @@ export class InboxAhead {
    * that is anything else or whose checks still run, for `vers` message `first` in hand to take
    * in with it; each is marked `joined`. Only those checked already: waiting for the checks of
    * more messages than the one in hand would leave this thread idle until the last is checked,
-   * where it could be storing the first. None when `first` or one of them
-   * carries versions of the space's own records (`sys.*`), which decide who may write what
-   * comes after them: those are taken in one message at a time, in order. `mayJoin` says
-   * whether a message may be handled as any other of the space (its `q` answers a want of this
-   * sync).
+   * where it could be storing the first. None when `first` or one of them carries versions of
+   * the space's own records (`sys.*`), which decide who may write what comes after them: those
+   * are taken in one message at a time, in order. `mayJoin` says whether a message may be
+   * handled as any other of the space (its `q` answers a want of this sync).
    */
   joinVersions(
     first: Extract<Message, { t: 'vers' }>,
