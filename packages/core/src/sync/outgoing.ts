@@ -14,7 +14,8 @@ export interface Outgoing {
 
 /**
  * The versions of `ids` the store holds, in order, with the collection each is of: `collection`
- * when they are all of one (a pull's page, read from its sync set), else the one holding it.
+ * when they are all of one (a pull's page, or a push, read from its sync set), else the one
+ * holding it.
  */
 export async function outgoing(
   store: Store,

@@ -45,8 +45,8 @@ export interface Reconciled {
   readonly peerPulls: boolean;
   /** Ids queued or asked for and not answered yet. */
   fetching(): boolean;
-  /** Sends versions the peer lacks. */
-  push(ids: readonly string[]): Promise<void>;
+  /** Sends versions of `collection` the peer lacks. */
+  push(ids: readonly string[], collection: string): Promise<void>;
   /** Queues ids to ask for; `first` puts them ahead. */
   want(ids: readonly string[], first?: boolean): void;
   /** Asks for the whole of a collection, a page at a time. */
@@ -234,7 +234,7 @@ export class Reconciliation {
     // The reply goes ahead of the versions the peer lacks: it answers while they travel and are
     // stored, rather than after. What it answers is the ranges still open, which they are not of.
     if (reply) this.channel.send({ t: 'neg', s: this.sync.id, c: collection, m: reply });
-    await this.sync.push(have.map(toHex));
+    await this.sync.push(have.map(toHex), collection);
     this.sync.want(need.map(toHex), isSpacesOwn(collection));
     if (!reply) await this.#nextCollection();
   }

@@ -248,11 +248,15 @@ export class SpaceSync implements Reconciled {
     this.#sendVersions(await this.#keysAhead(await outgoing(this.space.store, ids.map(toHex))), q);
   }
 
-  /** Sends versions the peer lacks, unasked (the starter learns what the responder needs). */
-  async push(ids: readonly string[]): Promise<void> {
+  /**
+   * Sends versions of `collection` the peer lacks, unasked (the starter learns what the
+   * responder needs): their collection is known, not looked for id by id.
+   */
+  async push(ids: readonly string[], collection: string): Promise<void> {
     const send = ids.filter((id) => !this.#refused.has(id));
     for (let at = 0; at < send.length; at += PUSH_BATCH) {
-      const versions = await outgoing(this.space.store, send.slice(at, at + PUSH_BATCH));
+      const part = send.slice(at, at + PUSH_BATCH);
+      const versions = await outgoing(this.space.store, part, collection);
       this.#sendVersions(await this.#keysAhead(versions));
     }
   }
