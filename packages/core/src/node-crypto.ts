@@ -30,10 +30,10 @@ export interface NodeCryptoOptions {
   /**
    * `node:worker_threads`: many signatures at once (a `putMany`) are made, many checked at once
    * (the versions of a message coming in), and many bodies at once opened (a listing) or sealed
-   * (a batch-signed `putMany`), on worker threads. Workers without a job never keep the process alive; where they can't start,
-   * everything is done in the calling thread. A worker that fails fails the write
-   * (`unavailable`), which then stores nothing; checks and listings are then done in the
-   * calling thread.
+   * (a batch-signed `putMany`), on worker threads. Workers without a job never keep the process
+   * alive; where they can't start, everything is done in the calling thread. A worker that
+   * fails fails the write (`unavailable`), which then stores nothing; checks and listings are
+   * then done in the calling thread.
    */
   workers?: WorkerThreadsModule;
   /**
