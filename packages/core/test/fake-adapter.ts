@@ -142,3 +142,28 @@ export function fakeBlobStore(
     },
   };
 }
+
+/**
+ * Fake stores whose space stores note how many versions each commit carries, and take `ms`
+ * over each, as a disk slower than the work before it would.
+ */
+export function countingCommits(ms: number) {
+  const commits: number[] = [];
+  const inner = fakeStores({ optional: true });
+  const factory: StoreFactory = {
+    ...inner,
+    open: async (path) => {
+      const adapter = await inner.open(path);
+      const commit = adapter.commit?.bind(adapter);
+      if (!path.startsWith('spaces/') || !commit) return adapter;
+      return Object.assign(Object.create(adapter), {
+        commit: async (c: Parameters<typeof commit>[0]) => {
+          if (c.versions.length > 0) commits.push(c.versions.length);
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          return commit(c);
+        },
+      });
+    },
+  };
+  return { factory, commits };
+}

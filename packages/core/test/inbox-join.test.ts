@@ -3,42 +3,16 @@
 // carrying the space's own records, which go one message at a time; a bad one among them ends
 // the connection.
 import { describe, expect, it } from 'vitest';
-import type { StoreFactory } from '../src/adapter.js';
 import type { SigningKey } from '../src/keys.js';
 import type { MincaNode } from '../src/node.js';
 import { InboxAhead, type Pending } from '../src/sync/inbox-ahead.js';
 import { encodeMessage, type Message } from '../src/sync/messages.js';
 import { createVersions, type Version } from '../src/version.js';
-import { fakeStores } from './fake-adapter.js';
+import { countingCommits } from './fake-adapter.js';
 import { keyThat, memberSpace, scriptedPeer, waitFor } from './scripted-peer.js';
 import { nodeFixture } from './sync-helpers.js';
 
 const { make } = nodeFixture();
-
-/**
- * Fake stores whose space stores note how many versions each commit carries, and take 20 ms
- * over each, as a disk slower than the signature checks would.
- */
-function countingCommits() {
-  const commits: number[] = [];
-  const inner = fakeStores({ optional: true });
-  const factory: StoreFactory = {
-    ...inner,
-    open: async (path) => {
-      const adapter = await inner.open(path);
-      const commit = adapter.commit?.bind(adapter);
-      if (!path.startsWith('spaces/') || !commit) return adapter;
-      return Object.assign(Object.create(adapter), {
-        commit: async (c: Parameters<typeof commit>[0]) => {
-          if (c.versions.length > 0) commits.push(c.versions.length);
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          return commit(c);
-        },
-      });
-    },
-  };
-  return { factory, commits };
-}
 
 /** `count` signed versions of `app.post` in `space`, as a member writes them. */
 function posts(space: string, spaceKey: Uint8Array, key: SigningKey, count: number, from = 0) {
@@ -73,7 +47,7 @@ async function pushing(node: MincaNode) {
 
 describe('vers messages waiting one after another', () => {
   it('are taken in together: fewer commits than messages, every version stored', async () => {
-    const { factory, commits } = countingCommits();
+    const { factory, commits } = countingCommits(20);
     const node = await make({ stores: factory });
     const { key, space, spaceKey, p } = await pushing(node);
     const versions = await posts(space, spaceKey, key, 1_200);

@@ -16,7 +16,8 @@ export function recordsApi(spaces: OpenSpaces, files: NodeFiles) {
   return {
     /**
      * Writes a record: a new one, or a new version of `options.id` superseding its heads.
-     * `collection` is an app's, such as `app.post`; `sys.*` is the space's own.
+     * `collection` is an app's, such as `app.post`; `sys.*` is the space's own. Puts made while
+     * an earlier write of the space is under way are written together, in one commit.
      */
     put: async <T extends BodyValue>(
       spaceId: string,

@@ -90,6 +90,26 @@ export async function credentials(space: OpenSpace, did: string): Promise<Versio
   return (await space.store.getVersions(ids)).filter((v): v is Version => v !== undefined);
 }
 
+/**
+ * Writes this node's `sys.writer` record, once per chain: it ties the writer key to the
+ * account, so what it writes counts for the account everywhere (spec 05 §6). `published` is
+ * the writer version last known to carry the current chain; returns the one that does now.
+ */
+export async function publishWriter(
+  space: OpenSpace,
+  published: string | undefined,
+): Promise<string | undefined> {
+  const { chain } = space.identity;
+  if (chain.length === 0) return published;
+  const current = await space.store.record(WRITER_COLLECTION, didRecordId(space.writer));
+  const winner = current?.winner();
+  if (winner && winner.id === published) return published;
+  if (winner && (await holdsChain(space, winner, chain))) return winner.id;
+  const version = await space.seal(WRITER_COLLECTION, didRecordId(space.writer), { chain });
+  await space.takeIn([version]);
+  return version.id;
+}
+
 /** Whether the writer record `meta` (this node's own) carries exactly `chain`. */
 export async function holdsChain(
   space: OpenSpace,

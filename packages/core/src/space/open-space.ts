@@ -8,25 +8,24 @@ import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import { spaceAccessKey } from '../hosting/access-key.js';
 import type { WriterIdentity } from '../identity/writer-chain.js';
-import { newRecordId } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import { assertCollectionName, isSystemCollection } from '../names.js';
 import type { SpaceEntry } from '../registry.js';
 import type { Store } from '../store.js';
-import { decodeBody, type Version } from '../version.js';
+import type { Version } from '../version.js';
 import type { SealedVersion, SignOptions } from '../version-make.js';
 import { type HolderKind, readHolders } from './holders.js';
-import { holdsChain, isCredentialOf } from './member-records.js';
-import { Membership, type MemberView, type Role, WRITER_COLLECTION } from './membership.js';
-import { didRecordId } from './record-ids.js';
+import { type JoinedPut, joinedByCollection, PutJoiner } from './joined-puts.js';
+import { isCredentialOf, publishWriter } from './member-records.js';
+import { Membership, type MemberView, type Role } from './membership.js';
 import {
   getRecord,
   type ListOptions,
   listRecords,
   type MincaRecord,
-  recordOf,
+  writtenRecords,
 } from './record-reads.js';
-import { assertRecordId, type RecordWrite, sealWrites } from './record-writer.js';
+import { assertRecordId, type RecordWrite, sealWrites, writesOf } from './record-writer.js';
 import { KEY_COLLECTION, type KeyRing, keptUnread, readKeyRing } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
@@ -47,6 +46,11 @@ export class OpenSpace implements SpaceView, MemberView {
   #allowed: { membership: Promise<Membership>; chain: readonly Uint8Array[] } | undefined;
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
+  /** Puts waiting for their turn in {@link #writes}, to be written together. */
+  readonly #puts = new PutJoiner<MincaRecord>(
+    (run) => void this.#chain(run).catch(() => undefined),
+    (puts) => this.#writeJoined(puts),
+  );
   readonly #sharingListeners = new Set<() => void>();
   readonly #keyListeners = new Set<(entry: SpaceEntry) => Promise<void>>();
 
@@ -191,10 +195,16 @@ export class OpenSpace implements SpaceView, MemberView {
     return listRecords(this, collection, options);
   }
 
-  /** Writes a new version of record `id` (a new record without one), superseding its heads. */
-  async put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
-    const [record] = await this.putMany(collection, [{ body, ...(id ? { id } : {}) }]);
-    return record!;
+  /**
+   * Writes a new version of record `id` (a new record without one), superseding its heads. Puts
+   * made while an earlier write is under way are written together (joined-puts.ts).
+   */
+  put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
+    assertCollectionName(collection);
+    const [write] = writesOf([{ body, ...(id ? { id } : {}) }], this.clock.read());
+    return new Promise((resolve, reject) =>
+      this.#puts.add({ collection, write: write!, resolve, reject }),
+    );
   }
 
   /**
@@ -208,36 +218,45 @@ export class OpenSpace implements SpaceView, MemberView {
     options: SignOptions = {},
   ): Promise<MincaRecord[]> {
     assertCollectionName(collection);
-    const now = this.clock.read();
-    const writes: RecordWrite[] = items.map(({ body, id }) => {
-      if (id === undefined || id === null) return { id: newRecordId(now), body, fresh: true };
-      assertRecordId(id);
-      return { id, body };
-    });
+    const writes = writesOf(items, this.clock.read());
     const sealed = await this.serialized(async () => {
       await this.#mayWriteHere();
       const made = await this.#sealMany(collection, writes, options);
       await this.takeIn(made.map((s) => s.version));
       return made;
     });
-    // What was written, as it stands now: decoded from the plaintext, unless another version
-    // won meanwhile (one taken in from a peer), when the record is read. A record under a fresh
-    // id is the one version just written: nobody else knows its id yet.
-    const out: MincaRecord[] = [];
-    for (const [i, { version, plain }] of sealed.entries()) {
-      if (writes[i]!.fresh && plain !== null) {
-        out.push(recordOf(collection, version.record, version, decodeBody(plain)));
-        continue;
-      }
-      const record = await this.store.record(collection, version.record);
-      const winner = record?.winner();
-      if (record && winner?.id === version.id && plain !== null)
-        out.push(
-          recordOf(collection, version.record, winner, decodeBody(plain), record.conflicts()),
-        );
-      else out.push((await this.get(collection, version.record))!);
+    return writtenRecords(this, collection, writes, sealed);
+  }
+
+  /**
+   * Writes puts that waited for their turn together: one commit for all, each collection's
+   * sealed together. When that fails, each is written alone, so one put's failure (a body too
+   * large, say) is its own.
+   */
+  async #writeJoined(puts: ReadonlyArray<JoinedPut<MincaRecord>>): Promise<void> {
+    const groups = joinedByCollection(puts);
+    const made: SealedVersion[][] = [];
+    try {
+      await this.#mayWriteHere();
+      for (const { collection, writes } of groups)
+        made.push(await this.#sealMany(collection, writes, {}));
+      await this.takeIn(made.flat().map((s) => s.version));
+    } catch (error) {
+      if (puts.length === 1) puts[0]!.reject(error);
+      else for (const put of puts) await this.#writeJoined([put]);
+      return;
     }
-    return out;
+    // Answered after this turn: what stands is read while the next writes go on.
+    groups.forEach(({ collection, puts: group, writes }, i) => {
+      writtenRecords(this, collection, writes, made[i]!).then(
+        (records) => {
+          for (const [j, p] of group.entries()) p.resolve(records[j]!);
+        },
+        (error) => {
+          for (const p of group) p.reject(error);
+        },
+      );
+    });
   }
 
   /** Whether `version` is of a kind of credential `did` may show here (spec 05 §8). */
@@ -300,18 +319,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * account, so what it writes counts for the account everywhere (spec 05 §6).
    */
   async #publishWriter(): Promise<void> {
-    const { chain } = this.identity;
-    if (chain.length === 0) return;
-    const current = await this.store.record(WRITER_COLLECTION, didRecordId(this.writer));
-    const winner = current?.winner();
-    if (winner && winner.id === this.#published) return;
-    if (winner && (await holdsChain(this, winner, chain))) {
-      this.#published = winner.id;
-      return;
-    }
-    const version = await this.seal(WRITER_COLLECTION, didRecordId(this.writer), { chain });
-    await this.takeIn([version]);
-    this.#published = version.id;
+    this.#published = await publishWriter(this, this.#published);
   }
 
   /** Publishes this node's writer record if it hasn't: after joining, before it writes. */
@@ -324,6 +332,11 @@ export class OpenSpace implements SpaceView, MemberView {
    * left (signing is async: two puts of a record must not both supersede the same heads).
    */
   serialized<T>(write: () => Promise<T>): Promise<T> {
+    this.#puts.close();
+    return this.#chain(write);
+  }
+
+  #chain<T>(write: () => Promise<T>): Promise<T> {
     const done = this.#writes.then(write);
     this.#writes = done.then(
       () => undefined,

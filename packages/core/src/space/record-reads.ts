@@ -9,8 +9,10 @@ import type { BodyValue } from '../body.js';
 import { assertCollectionName } from '../names.js';
 import type { RecordState, VersionMeta } from '../record-state.js';
 import type { Store } from '../store.js';
-import { openStoredMany } from '../version.js';
+import { decodeBody, openStoredMany } from '../version.js';
+import type { SealedVersion } from '../version-make.js';
 import type { Membership } from './membership.js';
+import type { RecordWrite } from './record-writer.js';
 
 /** A record as read: its winning version's body, and the heads that lost. */
 export interface MincaRecord<T extends BodyValue = BodyValue> {
@@ -101,6 +103,34 @@ export function recordOf(
     files: [...winner.files],
     conflicts: conflicts.map((m) => m.id),
   };
+}
+
+/**
+ * Records just written (`writes`, made as `sealed`), as they stand now: decoded from the
+ * plaintext written, unless another version won meanwhile (one taken in from a peer), when the
+ * record is read. A record under a fresh id is the one version just written: nobody else knows
+ * its id yet. A version a later one of the same write superseded is answered as it was written.
+ */
+export async function writtenRecords(
+  space: RecordSource,
+  collection: string,
+  writes: readonly RecordWrite[],
+  sealed: readonly SealedVersion[],
+): Promise<MincaRecord[]> {
+  const out: MincaRecord[] = [];
+  const last = new Map(writes.map((w, i) => [w.id, i]));
+  for (const [i, { version, plain }] of sealed.entries()) {
+    if ((writes[i]!.fresh || last.get(version.record) !== i) && plain !== null) {
+      out.push(recordOf(collection, version.record, version, decodeBody(plain)));
+      continue;
+    }
+    const record = await space.store.record(collection, version.record);
+    const winner = record?.winner();
+    if (record && winner?.id === version.id && plain !== null)
+      out.push(recordOf(collection, version.record, winner, decodeBody(plain), record.conflicts()));
+    else out.push((await getRecord(space, collection, version.record))!);
+  }
+  return out;
 }
 
 /**

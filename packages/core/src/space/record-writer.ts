@@ -7,7 +7,7 @@ import type { BodyValue } from '../body.js';
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import { fileIdsIn } from '../file-ref.js';
-import { RECORD_ID } from '../ids.js';
+import { newRecordId, RECORD_ID } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import type { Store } from '../store.js';
 import {
@@ -25,6 +25,18 @@ export function assertRecordId(id: unknown): asserts id is string {
       `invalid record id ${JSON.stringify(String(id).slice(0, 80))}`,
     );
   }
+}
+
+/** Writes of `items` at clock reading `now`: a fresh id drawn for each without one. */
+export function writesOf(
+  items: ReadonlyArray<{ body: BodyValue; id?: string }>,
+  now: number,
+): RecordWrite[] {
+  return items.map(({ body, id }) => {
+    if (id === undefined || id === null) return { id: newRecordId(now), body, fresh: true };
+    assertRecordId(id);
+    return { id, body };
+  });
 }
 
 /** What a space lends the writing. */
