@@ -1,7 +1,7 @@
 // Records put/get per second on @minca/memory, beside the crypto every put must do (one
 // Ed25519 signature, one seal, one SHA-256) measured on the same bytes in the same run, and
 // beside the platform's raw Ed25519 sign rates: one after another (node:crypto) for puts made
-// one after another, on all cores for `putMany`.
+// one after another, on all cores for `putMany` and for puts made many at once.
 import * as crypto from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -35,6 +35,8 @@ interface Run {
   list: number;
   putMany: number;
   putManyBatched: number;
+  atOnce: number;
+  atOnceSqlite: number;
   floor: number;
 }
 
@@ -54,32 +56,42 @@ async function puts(withNodeCrypto: boolean) {
   return { node, space: space.id, ids, rate: COUNT / ((performance.now() - start) / 1000) };
 }
 
-/**
- * `COUNT` puts one after another on a new node over SQLite, in a new file with the connection
- * as sqliteStores sets it (each put a commit of its own): records per second or, with
- * `countLog`, the pages of write-ahead log each put writes (checkpoints held off meanwhile, so
- * the log keeps them all; SQLite frames are a page and a 24-byte header).
- */
-async function sqlitePuts(countLog = false): Promise<number> {
+/** A new node over SQLite in a new file, with the connection as sqliteStores sets it. */
+async function sqliteNode(platform: ReturnType<typeof nodeCrypto>) {
   const dir = mkdtempSync(join(tmpdir(), 'minca-bench-puts-'));
   const file = join(dir, 'node.sqlite');
   const db = new Database(file);
+  const node = await createNode({ stores: sqliteStores(db), crypto: platform });
+  const space = (await node.spaces.create()).id;
+  const close = async () => {
+    await node.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { node, space, db, file, close };
+}
+
+/**
+ * `COUNT` puts one after another on a new node over SQLite (each put a commit of its own):
+ * records per second or, with `countLog`, the pages of write-ahead log each put writes
+ * (checkpoints held off meanwhile, so the log keeps them all; SQLite frames are a page and a
+ * 24-byte header).
+ */
+async function sqlitePuts(countLog = false): Promise<number> {
+  const { node, space, db, file, close } = await sqliteNode(nodeCrypto(crypto));
   try {
-    const stores = sqliteStores(db);
-    if (countLog) db.pragma('wal_autocheckpoint = 0');
-    const node = await createNode({ stores, crypto: nodeCrypto(crypto) });
-    const space = await node.spaces.create();
-    if (countLog) db.pragma('wal_checkpoint(TRUNCATE)');
+    if (countLog) {
+      db.pragma('wal_autocheckpoint = 0');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     const start = performance.now();
-    for (let i = 0; i < COUNT; i++) await node.records.put(space.id, 'app.post', post(i));
+    for (let i = 0; i < COUNT; i++) await node.records.put(space, 'app.post', post(i));
     const rate = COUNT / ((performance.now() - start) / 1000);
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     const logPages = statSync(`${file}-wal`).size / (pageSize + 24) / COUNT;
-    await node.close();
     return countLog ? logPages : rate;
   } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 
@@ -102,6 +114,26 @@ async function putMany(perSignature: number): Promise<number> {
   await node.records.putMany(space.id, 'app.post', items, { perSignature });
   const rate = MANY / ((performance.now() - start) / 1000);
   await node.close();
+  return rate;
+}
+
+/**
+ * Records per second of `MANY` puts made at once (not awaited one by one) on a new node signing
+ * with `manyPlatform`, over SQLite or in memory: puts made while one is written join the next.
+ */
+async function putsAtOnce(sqlite: boolean): Promise<number> {
+  const { node, space, close } = sqlite
+    ? await sqliteNode(manyPlatform)
+    : await (async () => {
+        const node = await createNode({ stores: memoryStores(), crypto: manyPlatform });
+        return { node, space: (await node.spaces.create()).id, close: () => node.close() };
+      })();
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: MANY }, (_, i) => node.records.put(space, 'app.post', post(i))),
+  );
+  const rate = MANY / ((performance.now() - start) / 1000);
+  await close();
   return rate;
 }
 
@@ -132,6 +164,8 @@ async function once(): Promise<Run> {
     get,
     list,
     putMany: await putMany(1),
+    atOnce: await putsAtOnce(false),
+    atOnceSqlite: await putsAtOnce(true),
     putManyBatched: await putMany(64),
     floor,
   };
@@ -204,6 +238,18 @@ const bench: Benchmark = {
         value: m('putManyBatched'),
         unit: 'records/s',
         note: `${(m('putManyBatched') / all).toFixed(2)}× sign on all cores`,
+      },
+      {
+        name: `put, ${MANY.toLocaleString('en-US')} made at once (memory, node:crypto)`,
+        value: m('atOnce'),
+        unit: 'records/s',
+        note: `${(m('atOnce') / all).toFixed(2)}× sign on all cores`,
+      },
+      {
+        name: `put, ${MANY.toLocaleString('en-US')} made at once (SQLite file, node:crypto)`,
+        value: m('atOnceSqlite'),
+        unit: 'records/s',
+        note: `${(m('atOnceSqlite') / all).toFixed(2)}× sign on all cores`,
       },
       { name: 'get (memory)', value: m('get'), unit: 'records/s' },
       { name: `list ${COUNT} (memory)`, value: m('list'), unit: 'records/s' },
