@@ -5,16 +5,17 @@
  * nothing it would not have waited for anyway; puts made many at once (an import, a burst of
  * edits) cost about what one `putMany` of them does.
  */
+import type { MincaRecord } from './record-reads.js';
 import type { RecordWrite } from './record-writer.js';
 
 /** Puts joined into one write at most: a bound on one commit's size and on the last's wait. */
 export const MAX_JOINED_PUTS = 1024;
 
 /** A put waiting for its turn, and how to answer it. */
-export interface JoinedPut<R> {
+export interface JoinedPut {
   collection: string;
   write: RecordWrite;
-  resolve(record: R): void;
+  resolve(record: MincaRecord): void;
   reject(error: unknown): void;
 }
 
@@ -22,17 +23,17 @@ export interface JoinedPut<R> {
  * The space's puts waiting for a turn in its chain of writes. A put joins the batch still waiting,
  * if there is one and it has room; otherwise it starts one, queued behind the writes before it.
  */
-export class PutJoiner<R> {
-  #waiting: Array<JoinedPut<R>> | undefined;
+export class PutJoiner {
+  #waiting: Array<JoinedPut> | undefined;
 
   constructor(
     /** Queues a run after the space's writes so far. */
     private readonly queue: (run: () => Promise<void>) => void,
     /** Writes a batch of puts and answers each. */
-    private readonly writeAll: (puts: ReadonlyArray<JoinedPut<R>>) => Promise<void>,
+    private readonly writeAll: (puts: ReadonlyArray<JoinedPut>) => Promise<void>,
   ) {}
 
-  add(put: JoinedPut<R>): void {
+  add(put: JoinedPut): void {
     const waiting = this.#waiting;
     if (waiting && waiting.length < MAX_JOINED_PUTS) {
       waiting.push(put);
@@ -57,12 +58,12 @@ export class PutJoiner<R> {
 }
 
 /** Puts by collection, each collection's in the order they were made, with their writes. */
-export function joinedByCollection<R>(
-  puts: ReadonlyArray<JoinedPut<R>>,
-): Array<{ collection: string; puts: Array<JoinedPut<R>>; writes: RecordWrite[] }> {
+export function joinedByCollection(
+  puts: ReadonlyArray<JoinedPut>,
+): Array<{ collection: string; puts: Array<JoinedPut>; writes: RecordWrite[] }> {
   const out = new Map<
     string,
-    { collection: string; puts: Array<JoinedPut<R>>; writes: RecordWrite[] }
+    { collection: string; puts: Array<JoinedPut>; writes: RecordWrite[] }
   >();
   for (const put of puts) {
     let group = out.get(put.collection);

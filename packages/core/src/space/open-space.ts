@@ -47,7 +47,7 @@ export class OpenSpace implements SpaceView, MemberView {
   /** This node's writes here, in order (see #serialized). */
   #writes: Promise<void> = Promise.resolve();
   /** Puts waiting for their turn in {@link #writes}, to be written together. */
-  readonly #puts = new PutJoiner<MincaRecord>(
+  readonly #puts = new PutJoiner(
     (run) => void this.#chain(run).catch(() => undefined),
     (puts) => this.#writeJoined(puts),
   );
@@ -233,7 +233,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * sealed together. When that fails, each is written alone, so one put's failure (a body too
    * large, say) is its own.
    */
-  async #writeJoined(puts: ReadonlyArray<JoinedPut<MincaRecord>>): Promise<void> {
+  async #writeJoined(puts: ReadonlyArray<JoinedPut>): Promise<void> {
     const groups = joinedByCollection(puts);
     const made: SealedVersion[][] = [];
     try {
