@@ -26,13 +26,39 @@ export function randomId(): string {
  * already read: it is about the record's first version's timestamp.
  */
 export function newRecordId(at: number): string {
+  return newRecordIds(at, 1)[0]!;
+}
+
+/**
+ * `count` new record ids for records written together at `at`, in the order they are written:
+ * the first as {@link newRecordId} makes one, each next one its random part plus one, so they
+ * sort in that order too. Written at once, they land together at the end of a store's index
+ * (here and on every device that takes them in, in that order) instead of each on a page of its
+ * own. The ids of one write follow from each other, but are all written in one commit: none can
+ * be taken before it lands.
+ */
+export function newRecordIds(at: number, count: number): string[] {
   const bytes = pooledRandom(16);
   let time = Math.max(0, Math.min(Math.floor(at), 2 ** 48 - 1));
   for (let i = 5; i >= 0; i--) {
     bytes[i] = time % 256;
     time = Math.floor(time / 256);
   }
-  return base32(bytes, SORTED_BASE32);
+  const out: string[] = [];
+  for (let n = 0; n < count; n++) {
+    if (n > 0 && !increment(bytes, 6)) bytes.set(pooledRandom(10), 6);
+    out.push(base32(bytes, SORTED_BASE32));
+  }
+  return out;
+}
+
+/** Adds one to `bytes[from..]` as a big-endian number; false when it wraps to zero. */
+function increment(bytes: Uint8Array, from: number): boolean {
+  for (let i = bytes.length - 1; i >= from; i--) {
+    bytes[i] = (bytes[i]! + 1) & 0xff;
+    if (bytes[i] !== 0) return true;
+  }
+  return false;
 }
 
 /** `bytes` as base32 (5 bits a character, the last one's low bits zero) in `alphabet`. */

@@ -199,7 +199,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * Writes a new version of record `id` (a new record without one), superseding its heads. Puts
    * made while an earlier write is under way are written together (joined-puts.ts).
    */
-  put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
+  async put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
     assertCollectionName(collection);
     const [write] = writesOf([{ body, ...(id ? { id } : {}) }], this.clock.read());
     return new Promise((resolve, reject) =>

@@ -7,7 +7,7 @@ import type { BodyValue } from '../body.js';
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import { fileIdsIn } from '../file-ref.js';
-import { newRecordId, RECORD_ID } from '../ids.js';
+import { newRecordIds, RECORD_ID } from '../ids.js';
 import type { SigningKey } from '../keys.js';
 import type { Store } from '../store.js';
 import {
@@ -27,13 +27,18 @@ export function assertRecordId(id: unknown): asserts id is string {
   }
 }
 
-/** Writes of `items` at clock reading `now`: a fresh id drawn for each without one. */
+/**
+ * Writes of `items` at clock reading `now`: a fresh id for each without one, in order (see
+ * {@link newRecordIds}).
+ */
 export function writesOf(
   items: ReadonlyArray<{ body: BodyValue; id?: string }>,
   now: number,
 ): RecordWrite[] {
+  const fresh = newRecordIds(now, items.filter((item) => item.id == null).length);
+  let next = 0;
   return items.map(({ body, id }) => {
-    if (id === undefined || id === null) return { id: newRecordId(now), body, fresh: true };
+    if (id === undefined || id === null) return { id: fresh[next++]!, body, fresh: true };
     assertRecordId(id);
     return { id, body };
   });
