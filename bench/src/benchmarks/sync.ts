@@ -32,6 +32,8 @@ const LIMIT = { ofVerify: 0.8, clientRssMiB: 150, bytesPerRecord: 250, ofYjs: 3 
 interface Status extends ChildStatus {
   maxRssKiB: number;
   cpuMicros: number;
+  /** Bytes written through write calls since the process started (Linux only). */
+  writtenBytes?: number;
   sent: number;
   received: number;
   negSent: number;
@@ -63,6 +65,8 @@ interface MincaRun {
   client: Status;
   /** CPU time each process spent in the initial sync, all its threads, µs. */
   cpu: { server: number; client: number };
+  /** Bytes the client wrote during the initial sync, to its database and its socket. */
+  clientWrote?: number;
   resync?: { ms: number; bytes: number; roundTrips: number };
 }
 
@@ -82,8 +86,8 @@ async function mincaSync(perSignature: number, resync: boolean): Promise<MincaRu
     });
     const starter = serverDid < did ? 'server' : 'client';
     const { ticket } = await server.ask<{ ticket: unknown }>({ cmd: 'grant', did });
-    const cpu = async (node: ChildNode) =>
-      (await node.ask<{ cpuMicros: number }>({ cmd: 'cpu' })).cpuMicros;
+    const cpu = (node: ChildNode) =>
+      node.ask<{ cpuMicros: number; writtenBytes?: number }>({ cmd: 'cpu' });
     const [s0, c0] = [await cpu(server), await cpu(client)];
     let start = performance.now();
     await client.ask({ cmd: 'join', ticket, port });
@@ -93,7 +97,10 @@ async function mincaSync(perSignature: number, resync: boolean): Promise<MincaRu
       starter,
       server: s1,
       client: c1,
-      cpu: { server: s1.cpuMicros - s0, client: c1.cpuMicros - c0 },
+      cpu: { server: s1.cpuMicros - s0.cpuMicros, client: c1.cpuMicros - c0.cpuMicros },
+      ...(c1.writtenBytes !== undefined && c0.writtenBytes !== undefined
+        ? { clientWrote: c1.writtenBytes - c0.writtenBytes }
+        : {}),
     };
     if (resync) {
       await client.ask({ cmd: 'disconnect' });
@@ -188,6 +195,16 @@ function mincaFigures(label: string, run: MincaRun, verifyRate: number): Figure[
       unit: 'µs',
       note: `server ${(run.cpu.server / RECORDS).toFixed(0)}, client ${(run.cpu.client / RECORDS).toFixed(0)} (every thread); on ${cores} cores at most ${Math.round((cores * 1e6 * RECORDS) / (run.cpu.server + run.cpu.client)).toLocaleString('en-US')} versions/s`,
     },
+    ...(run.clientWrote === undefined
+      ? []
+      : [
+          {
+            name: `${label}: client's writes per version`,
+            value: run.clientWrote / RECORDS,
+            unit: 'B',
+            note: 'to its SQLite file and log (and socket), through write calls',
+          },
+        ]),
     { name: `${label}: peak RSS, server`, value: MiB(run.server.maxRssKiB), unit: 'MiB' },
     {
       name: `${label}: peak RSS, client`,
