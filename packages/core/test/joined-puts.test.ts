@@ -31,6 +31,9 @@ describe('puts made at once', () => {
     await first;
     expect(records.map((r) => r.body)).toEqual(Array.from({ length: 200 }, (_, i) => ({ i })));
     expect(new Set(records.map((r) => r.id)).size).toBe(200);
+    // New records joined into one write get ids in the order they were put, as putMany's do.
+    const ids = records.map((r) => r.id);
+    expect([...ids].sort()).toEqual(ids);
     expect(commits.reduce((a, b) => a + b, 0)).toBe(201);
     expect(commits.length).toBeLessThanOrEqual(3);
     for (const record of records.slice(0, 20))

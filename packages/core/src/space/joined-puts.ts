@@ -6,7 +6,7 @@
  * edits) cost about what one `putMany` of them does.
  */
 import type { MincaRecord } from './record-reads.js';
-import type { RecordWrite } from './record-writer.js';
+import { freshInOrder, type RecordWrite } from './record-writer.js';
 
 /** Puts joined into one write at most: a bound on one commit's size and on the last's wait. */
 export const MAX_JOINED_PUTS = 1024;
@@ -57,20 +57,26 @@ export class PutJoiner {
   }
 }
 
-/** Puts by collection, each collection's in the order they were made, with their writes. */
+/**
+ * Puts by collection, each collection's in the order they were made, with their writes: the
+ * fresh ids among those drawn again at `now`, in that order (record-writer.ts, freshInOrder).
+ */
 export function joinedByCollection(
   puts: ReadonlyArray<JoinedPut>,
-): Array<{ collection: string; puts: Array<JoinedPut>; writes: RecordWrite[] }> {
-  const out = new Map<
-    string,
-    { collection: string; puts: Array<JoinedPut>; writes: RecordWrite[] }
-  >();
+  now: number,
+): Array<{ collection: string; puts: JoinedPut[]; writes: RecordWrite[] }> {
+  const out = new Map<string, JoinedPut[]>();
   for (const put of puts) {
-    let group = out.get(put.collection);
-    if (!group)
-      out.set(put.collection, (group = { collection: put.collection, puts: [], writes: [] }));
-    group.puts.push(put);
-    group.writes.push(put.write);
+    const group = out.get(put.collection);
+    if (group) group.push(put);
+    else out.set(put.collection, [put]);
   }
-  return [...out.values()];
+  return [...out].map(([collection, group]) => ({
+    collection,
+    puts: group,
+    writes: freshInOrder(
+      group.map((p) => p.write),
+      now,
+    ),
+  }));
 }

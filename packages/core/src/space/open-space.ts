@@ -234,7 +234,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * large, say) is its own.
    */
   async #writeJoined(puts: ReadonlyArray<JoinedPut>): Promise<void> {
-    const groups = joinedByCollection(puts);
+    const groups = joinedByCollection(puts, this.clock.read());
     const made: SealedVersion[][] = [];
     try {
       await this.#mayWriteHere();

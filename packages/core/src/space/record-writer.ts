@@ -29,19 +29,29 @@ export function assertRecordId(id: unknown): asserts id is string {
 
 /**
  * Writes of `items` at clock reading `now`: a fresh id for each without one, in order (see
- * {@link newRecordIds}).
+ * {@link freshInOrder}).
  */
 export function writesOf(
   items: ReadonlyArray<{ body: BodyValue; id?: string }>,
   now: number,
 ): RecordWrite[] {
-  const fresh = newRecordIds(now, items.filter((item) => item.id == null).length);
-  let next = 0;
-  return items.map(({ body, id }) => {
-    if (id === undefined || id === null) return { id: fresh[next++]!, body, fresh: true };
+  const writes = items.map(({ body, id }): RecordWrite => {
+    if (id === undefined || id === null) return { id: '', body, fresh: true };
     assertRecordId(id);
     return { id, body };
   });
+  return freshInOrder(writes, now);
+}
+
+/**
+ * `writes` with the fresh ones' ids drawn as one write's, in their order (see
+ * {@link newRecordIds}). Puts joined into one write have theirs drawn again so, which is safe
+ * while nobody has seen them.
+ */
+export function freshInOrder(writes: readonly RecordWrite[], now: number): RecordWrite[] {
+  const ids = newRecordIds(now, writes.filter((w) => w.fresh).length);
+  let next = 0;
+  return writes.map((w) => (w.fresh ? { ...w, id: ids[next++]! } : w));
 }
 
 /** What a space lends the writing. */
