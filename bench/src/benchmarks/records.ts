@@ -105,15 +105,21 @@ const manyPlatform = nodeCrypto(crypto, {
   threads: Math.max(1, availableParallelism() - 1),
 });
 
+/** A new node in memory signing with `manyPlatform`, with a space of its own. */
+async function memoryNode() {
+  const node = await createNode({ stores: memoryStores(), crypto: manyPlatform });
+  const space = (await node.spaces.create()).id;
+  return { node, space, close: () => node.close() };
+}
+
 /** Records per second of one `putMany` of `MANY` on a new node signing with `manyPlatform`. */
 async function putMany(perSignature: number): Promise<number> {
-  const node = await createNode({ stores: memoryStores(), crypto: manyPlatform });
-  const space = await node.spaces.create();
+  const { node, space, close } = await memoryNode();
   const items = Array.from({ length: MANY }, (_, i) => ({ body: post(i) }));
   const start = performance.now();
-  await node.records.putMany(space.id, 'app.post', items, { perSignature });
+  await node.records.putMany(space, 'app.post', items, { perSignature });
   const rate = MANY / ((performance.now() - start) / 1000);
-  await node.close();
+  await close();
   return rate;
 }
 
@@ -122,12 +128,7 @@ async function putMany(perSignature: number): Promise<number> {
  * with `manyPlatform`, over SQLite or in memory: puts made while one is written join the next.
  */
 async function putsAtOnce(sqlite: boolean): Promise<number> {
-  const { node, space, close } = sqlite
-    ? await sqliteNode(manyPlatform)
-    : await (async () => {
-        const node = await createNode({ stores: memoryStores(), crypto: manyPlatform });
-        return { node, space: (await node.spaces.create()).id, close: () => node.close() };
-      })();
+  const { node, space, close } = sqlite ? await sqliteNode(manyPlatform) : await memoryNode();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: MANY }, (_, i) => node.records.put(space, 'app.post', post(i))),
