@@ -1,15 +1,17 @@
 // @minca/sqlite on better-sqlite3, files on disk: 100,000 versions written through `commit` in
 // batches of 100 (each with its v/<collection>/<id> entry), and a cold open of that store (a new
 // connection, then readEntries(adapter, 'v/')). Each beside raw better-sqlite3 doing the same
-// writes and reads on the same table layout and pragmas, in the same run.
-import { createHash } from 'node:crypto';
+// writes and reads on the same table layout and pragmas, in the same run. And the memory a
+// node over SQLite keeps after writing large records, beside the bytes it wrote.
+import * as crypto from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Commit, readEntries } from '@minca/core';
-import { idPrefix, sqliteStores } from '@minca/sqlite';
+import { type Commit, createNode, nodeCrypto, readEntries } from '@minca/core';
+import { idPrefix, SQLITE_BODY_CACHE_BYTES, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { type Benchmark, median, medianMs } from '../harness.js';
+import { heapKept } from '../heap.js';
 
 const VERSIONS = 100_000;
 const PER_COMMIT = 100;
@@ -21,7 +23,7 @@ const OPEN_RUNS = 5;
 const PATH = 'spaces/bench';
 
 const ids = Array.from({ length: VERSIONS }, (_, i) =>
-  createHash('sha256').update(`version ${i}`).digest('hex'),
+  crypto.createHash('sha256').update(`version ${i}`).digest('hex'),
 );
 const body = new Uint8Array(BODY_BYTES).fill(7);
 const entry = new Uint8Array(ENTRY_BYTES).fill(3);
@@ -129,6 +131,30 @@ async function alternate(
   return [median(times[0]), median(times[1])];
 }
 
+/** Large records, and how many: 20 MiB of bodies in all. */
+const LARGE = { count: 100, bytes: 200 * 1024 };
+
+/**
+ * The heap and array buffers a node over a SQLite file keeps (after a full collection) once it
+ * has put `LARGE.count` records of `LARGE.bytes`, beyond what it kept before: its body cache,
+ * chiefly.
+ */
+async function keptAfterLargePuts(path: string): Promise<number> {
+  const db = new Database(path);
+  const node = await createNode({ stores: sqliteStores(db), crypto: nodeCrypto(crypto) });
+  try {
+    const { id: space } = await node.spaces.create();
+    await node.records.put(space, 'app.doc', { text: '' });
+    const before = heapKept();
+    for (let i = 0; i < LARGE.count; i++)
+      await node.records.put(space, 'app.doc', { text: String(i % 10).repeat(LARGE.bytes) });
+    return heapKept() - before;
+  } finally {
+    await node.close();
+    db.close();
+  }
+}
+
 const bench: Benchmark = {
   name: 'sqlite',
   async run() {
@@ -149,6 +175,7 @@ const bench: Benchmark = {
         () => check('raw', rawOpen(file('raw', 0))),
       );
       const sizeMs = await measureSize(file('minca', 0));
+      const kept = await keptAfterLargePuts(file('large', 0));
       const rate = (ms: number) => VERSIONS / (ms / 1000);
       return [
         {
@@ -174,6 +201,12 @@ const bench: Benchmark = {
           value: statSync(file('minca', 0)).size / VERSIONS,
           unit: 'B',
           note: `stores.size: ${(size / VERSIONS).toFixed(0)} B of keys, values, bodies`,
+        },
+        {
+          name: `memory kept after ${LARGE.count} puts of ${LARGE.bytes >> 10} KiB`,
+          value: kept / 2 ** 20,
+          unit: 'MiB',
+          note: `heap + buffers after a full collection; ${((LARGE.count * LARGE.bytes) / 2 ** 20).toFixed(0)} MiB written, body cache ${SQLITE_BODY_CACHE_BYTES >> 20} MiB at most`,
         },
       ];
     } finally {

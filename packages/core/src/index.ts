@@ -56,7 +56,7 @@ export {
   SigningKey,
   verifySignature,
 } from './keys.js';
-export { LruBodyCache } from './lru.js';
+export { DEFAULT_BODY_CACHE_BYTES, LruBodyCache } from './lru.js';
 export { MirrorFileSource } from './mirror/mirror-files.js';
 export { mirrorStatePath } from './mirror/mirror-state.js';
 export { MAX_SEGMENT_BYTES, SEGMENT_BYTES } from './mirror/segment.js';

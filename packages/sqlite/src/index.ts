@@ -2,6 +2,7 @@ export type { SqliteDatabase, SqliteStatement, SqliteValue } from './driver.js';
 export { idPrefix, SCHEMA_VERSION } from './schema.js';
 export {
   SQLITE_BODY_CACHE,
+  SQLITE_BODY_CACHE_BYTES,
   type SqliteStores,
   type SqliteStoresOptions,
   sqliteStores,

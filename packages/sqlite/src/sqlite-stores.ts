@@ -13,6 +13,8 @@ import { SqliteAdapter } from './sqlite-adapter.js';
 
 /** Bodies the stores of one SQLite factory keep in memory together: reading one again is cheap. */
 export const SQLITE_BODY_CACHE = 4000;
+/** Bytes of bodies those stores keep in memory together, at most. */
+export const SQLITE_BODY_CACHE_BYTES = 16 * 1024 * 1024;
 
 const PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
@@ -33,7 +35,10 @@ export interface SqliteStoresOptions {
 
 /** The factory {@link sqliteStores} gives: stores by path, a shared body cache, and sizes. */
 export interface SqliteStores extends StoreFactory {
-  /** One cache of {@link SQLITE_BODY_CACHE} bodies every store of this factory shares. */
+  /**
+   * One cache every store of this factory shares: {@link SQLITE_BODY_CACHE} bodies and
+   * {@link SQLITE_BODY_CACHE_BYTES} bytes at most.
+   */
   readonly bodyCache: BodyCache;
   /** The bytes the store at `path` takes: its keys (as UTF-8), values and version bodies. */
   size(path: string): Promise<number>;
@@ -82,7 +87,7 @@ export function sqliteStores(db: SqliteDatabase, options: SqliteStoresOptions = 
     if (closed) throw new MincaError('closed', `${doing}: these SQLite stores are closed`);
   };
   return {
-    bodyCache: new LruBodyCache(SQLITE_BODY_CACHE),
+    bodyCache: new LruBodyCache(SQLITE_BODY_CACHE, SQLITE_BODY_CACHE_BYTES),
     async open(path: string): Promise<StorageAdapter> {
       live('open');
       assertPath(path);
