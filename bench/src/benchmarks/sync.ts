@@ -21,10 +21,18 @@ const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
 const STARTER = process.env.MINCA_BENCH_SYNC_STARTER;
 // Versions under one batch signature in the batch-signed run (spec 05 §3.6).
 const PER_SIGNATURE = Number(process.env.MINCA_BENCH_SYNC_PER_SIGNATURE ?? 64);
-// MINCA_BENCH_SYNC_ONLY=plain|batch|yjs runs one part (profiling); all three otherwise.
+// MINCA_BENCH_SYNC_ONLY=plain|lean|batch|yjs runs one part (profiling); all four otherwise.
 const ONLY = process.env.MINCA_BENCH_SYNC_ONLY;
 // MINCA_BENCH_SYNC_PROFILE=<dir> writes a CPU profile of each minca process there (node --cpu-prof).
 const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
+
+/**
+ * V8 flags of a joining client whose heap is held as a memory-constrained app would hold it.
+ * Node's defaults on a machine of gigabytes let garbage grow to about four times what is live
+ * before a full collection, and give the young generation 32 MiB: a client keeping some 25 MiB
+ * live peaks near 200 MiB. Capped, the same join peaks lower for some 10% more CPU.
+ */
+const LEAN_HEAP = ['--max-old-space-size=128', '--max-semi-space-size=1'];
 
 /** The limits the issue sets: of the verify rate, of the client's RSS, per record, of Yjs. */
 const LIMIT = { ofVerify: 0.8, clientRssMiB: 150, bytesPerRecord: 250, ofYjs: 3 };
@@ -44,12 +52,18 @@ interface Status extends ChildStatus {
  * joining client keeps its stores in a new SQLite file, as a device would (in memory, its
  * versions would be its RSS); the server in memory.
  */
-const child = (role: 'serve' | 'join', count: number, order?: string, env = {}) =>
+const child = (
+  role: 'serve' | 'join',
+  count: number,
+  order?: string,
+  env = {},
+  heap = ['--max-old-space-size=4096'],
+) =>
   new ChildNode(role, count, {
     order,
     env: role === 'join' ? { ...env, MINCA_FIXTURE_SQLITE: newDatabase() } : env,
     nodeArgs: [
-      '--max-old-space-size=4096',
+      ...heap,
       ...(PROFILE
         ? // A folder per role: worker threads write profiles of their own beside the main one.
           ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE, role)}`]
@@ -70,10 +84,17 @@ interface MincaRun {
   resync?: { ms: number; bytes: number; roundTrips: number };
 }
 
-/** One initial sync of RECORDS versions, and with `resync` the re-sync after 100 new on each side. */
-async function mincaSync(perSignature: number, resync: boolean): Promise<MincaRun> {
+/**
+ * One initial sync of RECORDS versions, and with `resync` the re-sync after 100 new on each side;
+ * the client's V8 heap flags `clientHeap`, when given.
+ */
+async function mincaSync(
+  perSignature: number,
+  resync: boolean,
+  clientHeap?: string[],
+): Promise<MincaRun> {
   const env = perSignature > 1 ? { MINCA_FIXTURE_PER_SIGNATURE: String(perSignature) } : {};
-  const client = child('join', 0);
+  const client = child('join', 0, undefined, {}, clientHeap);
   const spawned = [client];
   try {
     const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
@@ -251,6 +272,25 @@ async function runAll(): Promise<Figure[]> {
         note: `${resync.roundTrips} reconciliation messages from the starter`,
       },
       { name: 're-sync bytes, both ways', value: resync.bytes, unit: 'B' },
+    );
+  }
+  if (!ONLY || ONLY === 'lean') {
+    const lean = await mincaSync(1, false, LEAN_HEAP);
+    const label = 'signed each, client heap capped';
+    const rate = (RECORDS / lean.ms) * 1000;
+    figures.push(
+      {
+        name: `${label}: initial sync, ${records} records`,
+        value: rate,
+        unit: 'versions/s',
+        note: `${(lean.ms / 1000).toFixed(1)} s, client CPU ${(lean.cpu.client / RECORDS).toFixed(0)} µs a version; node ${LEAN_HEAP.join(' ')}`,
+      },
+      {
+        name: `${label}: peak RSS, client`,
+        value: MiB(lean.client.maxRssKiB),
+        unit: 'MiB',
+        note: `limit ≤ ${LIMIT.clientRssMiB} MiB`,
+      },
     );
   }
   let batch: MincaRun | undefined;
