@@ -87,23 +87,35 @@ describe('a collection set taking items after its last', () => {
     expect(before).toHaveLength(3);
   });
 
-  it('rewrites a page of at most a tail’s items per write one after another; a run fills blocks', () => {
+  it('rewrites a tail’s page per write one after another, full tails joining blocks of the set’s size', () => {
     const set = CollectionSet.of('app.post', itemsOf([[1, randomBytes(32)]]));
-    for (let t = 2; t <= 5 * TAIL_BLOCK_SIZE; t++) {
+    const puts = 3 * STORE_BLOCK_SIZE;
+    for (let t = 2; t <= puts; t++) {
       const plan = set.plan(itemsOf([[t, randomBytes(32)]]))!;
-      // One page written, of the block the item went to: never a whole block of the set's.
-      expect(plan.puts).toHaveLength(1);
-      expect(plan.puts[0]![1].length).toBeLessThanOrEqual(40 * TAIL_BLOCK_SIZE);
+      // The page of the tail the item went to; once a tail is full, also the block before it,
+      // joined with that tail (one page, at most the set's size), and the full tail's page goes.
+      expect(plan.puts.length).toBeLessThanOrEqual(2);
+      expect(plan.puts.at(-1)![1].length).toBeLessThanOrEqual(40 * TAIL_BLOCK_SIZE);
+      if (plan.puts.length === 2) {
+        expect(plan.puts[0]![1].length).toBeLessThanOrEqual(40 * STORE_BLOCK_SIZE);
+        expect(plan.deletes).toHaveLength(1);
+      }
       set.apply(plan);
     }
-    expect(set.blocks.map((b) => b.n)).toEqual(Array(5).fill(TAIL_BLOCK_SIZE));
+    // Blocks of the set's size, then the rest, the tail last: not a block per tail.
+    const sizes = set.blocks.map((b) => b.n);
+    expect(sizes.slice(0, 2)).toEqual([STORE_BLOCK_SIZE, STORE_BLOCK_SIZE]);
+    expect(sizes.length).toBeLessThanOrEqual(5);
+    expect(sizes.at(-1)).toBeLessThanOrEqual(TAIL_BLOCK_SIZE);
+    expect(checked(set)).toHaveLength(puts);
     // A message's worth at once still appends up to the set's size.
+    const last = set.blocks.at(-1)!.n;
     const run = Array.from(
       { length: 2 * TAIL_BLOCK_SIZE },
       (_, i) => [10_000 + i, randomBytes(32)] as [number, Uint8Array],
     );
     set.apply(set.plan(itemsOf(run))!);
-    expect(set.blocks.at(-1)!.n).toBe(3 * TAIL_BLOCK_SIZE);
-    expect(checked(set)).toHaveLength(7 * TAIL_BLOCK_SIZE);
+    expect(set.blocks.at(-1)!.n).toBe(last + 2 * TAIL_BLOCK_SIZE);
+    expect(checked(set)).toHaveLength(puts + 2 * TAIL_BLOCK_SIZE);
   });
 });

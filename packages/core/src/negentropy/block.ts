@@ -169,7 +169,8 @@ function appendTo(block: Block, add: PackedItems, from: number, to: number, size
 /**
  * Merges items `[from, to)` of `add` into `block` and appends the result, cut to `size`, to
  * `out`. Items the block holds already are skipped; when all are, it appends nothing and
- * returns false.
+ * returns -1. Else it returns the index in `out` of the first block it changed or added, which
+ * may be the last one `out` had (a full tail joined to it).
  */
 function mergeBlock(
   block: Block,
@@ -178,21 +179,33 @@ function mergeBlock(
   to: number,
   size: number,
   out: Block[],
-): boolean {
+): number {
   const cap = block.n + to - from;
   const last = block.n - 1;
   const after = compareAt(block, last, add, from) < 0;
   // Items all after the block's last (a node's own writes, dated after all it holds).
   if (after && to - from < TAIL_BLOCK_SIZE && size > TAIL_BLOCK_SIZE) {
     // A few: appended while the block stays within a tail's size, else a block of their own
-    // after it, kept as it is, so each write rewrites at most a tail's page.
-    if (cap <= TAIL_BLOCK_SIZE) out.push(appendTo(block, add, from, to, TAIL_BLOCK_SIZE));
-    else out.push(block, blockOf(add.ids, add.hi, add.lo, from, to));
-    return true;
+    // after it, so each write rewrites a tail's page. A full tail then joins the block before
+    // it while the two fit in one: puts one after another leave blocks of the set's size, not
+    // thousands of a tail's, each of which every write's list of blocks would carry.
+    if (cap <= TAIL_BLOCK_SIZE) {
+      out.push(appendTo(block, add, from, to, TAIL_BLOCK_SIZE));
+      return out.length - 1;
+    }
+    const fresh = blockOf(add.ids, add.hi, add.lo, from, to);
+    const prev = out[out.length - 1];
+    if (prev && block.n <= TAIL_BLOCK_SIZE && prev.n + block.n <= size) {
+      out[out.length - 1] = joined(prev, block);
+      out.push(fresh);
+      return out.length - 2;
+    }
+    out.push(block, fresh);
+    return out.length - 2;
   }
   if (after && cap <= size) {
     out.push(appendTo(block, add, from, to, size));
-    return true;
+    return out.length - 1;
   }
   const ids = new Uint8Array(cap * 32);
   const hi = new Uint32Array(cap);
@@ -216,15 +229,48 @@ function mergeBlock(
     m++;
   }
   copyBlock(block.n);
-  if (m === block.n) return false;
+  if (m === block.n) return -1;
+  const first = out.length;
   cut({ n: m, ids, hi, lo }, 0, m, size, out);
-  return true;
+  return first;
+}
+
+/** Blocks `a` and `b`, `b` right after `a`, as one block with arrays of its own. */
+function joined(a: Block, b: Block): Block {
+  const n = a.n + b.n;
+  const ids = new Uint8Array(n * 32);
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  ids.set(a.ids.subarray(0, a.n * 32));
+  ids.set(b.ids.subarray(0, b.n * 32), a.n * 32);
+  hi.set(a.hi.subarray(0, a.n));
+  hi.set(b.hi.subarray(0, b.n), a.n);
+  lo.set(a.lo.subarray(0, a.n));
+  lo.set(b.lo.subarray(0, b.n), a.n);
+  return blockOfItems(ids, hi, lo);
+}
+
+/**
+ * The index of the block the item `t` of `items` lands in: the last whose first item is at or
+ * below it, or the first block for an item below them all.
+ */
+function landingBlock(blocks: readonly Block[], items: PackedItems, t: number): number {
+  let a = 1;
+  let b = blocks.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (compareAt(blocks[mid]!, 0, items, t) <= 0) a = mid + 1;
+    else b = mid;
+  }
+  return a - 1;
 }
 
 /**
  * The blocks of `blocks` with the sorted, distinct items of `add` merged in: untouched blocks
  * are the same objects, at the same places up to `from`, the index of the first new block.
- * `undefined` when `add` brings nothing new.
+ * `undefined` when `add` brings nothing new. Only the blocks the items land in are looked at
+ * (the first found by bisection), so a write after the last item costs the same in a set of
+ * 16,000 blocks as in one of a few, but for copying the list.
  */
 export function mergeInto(
   blocks: readonly Block[],
@@ -232,25 +278,25 @@ export function mergeInto(
   size: number,
 ): { blocks: Block[]; from: number } | undefined {
   if (add.n === 0) return undefined;
-  const out: Block[] = [];
   if (blocks.length === 0) {
+    const out: Block[] = [];
     cut(add, 0, add.n, size, out);
     return { blocks: out, from: 0 };
   }
+  let k = landingBlock(blocks, add, 0);
+  const out = blocks.slice(0, k);
   let from = -1;
-  let t = 0;
-  for (let k = 0; k < blocks.length; k++) {
+  // Items below the next block's first item land in this one (below the first block's first
+  // item, in the first).
+  for (let t = 0; t < add.n; k++) {
     const block = blocks[k]!;
-    // Items below the next block's first item land in this one (below the first block's
-    // first item, in the first).
     const end = k === blocks.length - 1 ? add.n : firstReaching(add, t, blocks[k + 1]!);
-    const at = out.length;
-    if (end > t && mergeBlock(block, add, t, end, size, out)) {
-      if (from < 0) from = at;
-    } else {
-      out.push(block);
-    }
+    const changed = end > t ? mergeBlock(block, add, t, end, size, out) : -1;
+    if (changed < 0) out.push(block);
+    else if (from < 0 || changed < from) from = changed;
     t = end;
   }
-  return from < 0 ? undefined : { blocks: out, from };
+  if (from < 0) return undefined;
+  for (; k < blocks.length; k++) out.push(blocks[k]!);
+  return { blocks: out, from };
 }
