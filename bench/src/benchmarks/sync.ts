@@ -30,7 +30,8 @@ const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
  * V8 flags of a joining client whose heap is held as a memory-constrained app would hold it.
  * Node's defaults on a machine of gigabytes let garbage grow to about four times what is live
  * before a full collection, and give the young generation 32 MiB: a client keeping some 25 MiB
- * live peaks near 200 MiB. Capped, the same join peaks lower for some 10% more CPU.
+ * live peaks near 200 MiB. Capped, the same join peaks near 120 MiB, for about a fifth more
+ * CPU (collecting more often).
  */
 const LEAN_HEAP = ['--max-old-space-size=128', '--max-semi-space-size=1'];
 
