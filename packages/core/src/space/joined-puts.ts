@@ -58,8 +58,8 @@ export class PutJoiner {
 }
 
 /**
- * Puts by collection, each collection's in the order they were made, with their writes: the
- * fresh ids among those drawn again at `now`, in that order (record-writer.ts, freshInOrder).
+ * Puts by collection, each collection's in the order they were made, with their writes: new
+ * records' ids drawn at `now`, in that order (record-writer.ts, freshInOrder).
  */
 export function joinedByCollection(
   puts: ReadonlyArray<JoinedPut>,

@@ -25,7 +25,13 @@ import {
   type MincaRecord,
   writtenRecords,
 } from './record-reads.js';
-import { assertRecordId, type RecordWrite, sealWrites, writesOf } from './record-writer.js';
+import {
+  assertRecordId,
+  type RecordWrite,
+  sealWrites,
+  undrawnWritesOf,
+  writesOf,
+} from './record-writer.js';
 import { KEY_COLLECTION, type KeyRing, keptUnread, readKeyRing } from './space-keys.js';
 import type { SpaceChange, SpaceView } from './space-view.js';
 
@@ -197,11 +203,12 @@ export class OpenSpace implements SpaceView, MemberView {
 
   /**
    * Writes a new version of record `id` (a new record without one), superseding its heads. Puts
-   * made while an earlier write is under way are written together (joined-puts.ts).
+   * made while an earlier write is under way are written together (joined-puts.ts), a new
+   * record's id drawn then.
    */
   async put(collection: string, body: BodyValue, id?: string): Promise<MincaRecord> {
     assertCollectionName(collection);
-    const [write] = writesOf([{ body, ...(id ? { id } : {}) }], this.clock.read());
+    const [write] = undrawnWritesOf([{ body, ...(id ? { id } : {}) }]);
     return new Promise((resolve, reject) =>
       this.#puts.add({ collection, write: write!, resolve, reject }),
     );

@@ -28,6 +28,21 @@ export function assertRecordId(id: unknown): asserts id is string {
 }
 
 /**
+ * Writes of `items`, each id given checked. A new record's write (`fresh`) has no id yet (`''`):
+ * {@link freshInOrder} draws them, for one write at once, so joined puts draw theirs only when
+ * their write comes.
+ */
+export function undrawnWritesOf(
+  items: ReadonlyArray<{ body: BodyValue; id?: string }>,
+): RecordWrite[] {
+  return items.map(({ body, id }): RecordWrite => {
+    if (id === undefined || id === null) return { id: '', body, fresh: true };
+    assertRecordId(id);
+    return { id, body };
+  });
+}
+
+/**
  * Writes of `items` at clock reading `now`: a fresh id for each without one, in order (see
  * {@link freshInOrder}).
  */
@@ -35,18 +50,13 @@ export function writesOf(
   items: ReadonlyArray<{ body: BodyValue; id?: string }>,
   now: number,
 ): RecordWrite[] {
-  const writes = items.map(({ body, id }): RecordWrite => {
-    if (id === undefined || id === null) return { id: '', body, fresh: true };
-    assertRecordId(id);
-    return { id, body };
-  });
-  return freshInOrder(writes, now);
+  return freshInOrder(undrawnWritesOf(items), now);
 }
 
 /**
  * `writes` with the fresh ones' ids drawn as one write's, in their order (see
- * {@link newRecordIds}). Puts joined into one write have theirs drawn again so, which is safe
- * while nobody has seen them.
+ * {@link newRecordIds}). A put that failed among others and is written again alone draws its id
+ * again, which is safe while nobody has seen it.
  */
 export function freshInOrder(writes: readonly RecordWrite[], now: number): RecordWrite[] {
   const ids = newRecordIds(now, writes.filter((w) => w.fresh).length);
@@ -62,7 +72,7 @@ export interface WriteContext {
   signer: SigningKey;
 }
 
-/** A write of record `id`; `fresh` when its id was drawn at random just now, for a new record. */
+/** A write of record `id`; `fresh` for a new record, whose id is drawn for it ({@link freshInOrder}). */
 export interface RecordWrite {
   id: string;
   body: BodyValue | null;
