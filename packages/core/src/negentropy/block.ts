@@ -196,7 +196,8 @@ function mergeBlock(
     const fresh = blockOf(add.ids, add.hi, add.lo, from, to);
     const prev = out[out.length - 1];
     if (prev && block.n <= TAIL_BLOCK_SIZE && prev.n + block.n <= size) {
-      out[out.length - 1] = joined(prev, block);
+      // The tail's items after the block before it: in that block's room when it has some.
+      out[out.length - 1] = appendTo(prev, block, 0, block.n, size);
       out.push(fresh);
       return out.length - 2;
     }
@@ -233,21 +234,6 @@ function mergeBlock(
   const first = out.length;
   cut({ n: m, ids, hi, lo }, 0, m, size, out);
   return first;
-}
-
-/** Blocks `a` and `b`, `b` right after `a`, as one block with arrays of its own. */
-function joined(a: Block, b: Block): Block {
-  const n = a.n + b.n;
-  const ids = new Uint8Array(n * 32);
-  const hi = new Uint32Array(n);
-  const lo = new Uint32Array(n);
-  ids.set(a.ids.subarray(0, a.n * 32));
-  ids.set(b.ids.subarray(0, b.n * 32), a.n * 32);
-  hi.set(a.hi.subarray(0, a.n));
-  hi.set(b.hi.subarray(0, b.n), a.n);
-  lo.set(a.lo.subarray(0, a.n));
-  lo.set(b.lo.subarray(0, b.n), a.n);
-  return blockOfItems(ids, hi, lo);
 }
 
 /**
