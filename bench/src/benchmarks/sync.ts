@@ -277,22 +277,7 @@ async function runAll(): Promise<Figure[]> {
   }
   if (!ONLY || ONLY === 'lean') {
     const lean = await mincaSync(1, false, LEAN_HEAP);
-    const label = 'signed each, client heap capped';
-    const rate = (RECORDS / lean.ms) * 1000;
-    figures.push(
-      {
-        name: `${label}: initial sync, ${records} records`,
-        value: rate,
-        unit: 'versions/s',
-        note: `${(lean.ms / 1000).toFixed(1)} s, client CPU ${(lean.cpu.client / RECORDS).toFixed(0)} µs a version; node ${LEAN_HEAP.join(' ')}`,
-      },
-      {
-        name: `${label}: peak RSS, client`,
-        value: MiB(lean.client.maxRssKiB),
-        unit: 'MiB',
-        note: `limit ≤ ${LIMIT.clientRssMiB} MiB`,
-      },
-    );
+    figures.push(...mincaFigures('signed each, client heap capped', lean, verify.rate));
   }
   let batch: MincaRun | undefined;
   if (!ONLY || ONLY === 'batch') {
