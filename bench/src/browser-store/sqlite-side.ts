@@ -3,7 +3,7 @@
 import type { Commit } from '@minca/core';
 import { idPrefix, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
-import { type Conn, connThrough, RAW_VERSIONS } from './jobs.js';
+import { type Conn, connThrough, RAW_VERSIONS, rawVersionKey } from './jobs.js';
 
 export const STORE_PATH = 'spaces/bench';
 
@@ -45,14 +45,15 @@ export async function rawConn(file: string): Promise<Conn> {
   const getBody = db.prepare(RAW_VERSIONS.get).pluck();
   const deleteBody = db.prepare(RAW_VERSIONS.delete);
   const insertBody = db.prepare(RAW_VERSIONS.insert);
+  const addRecent = db.prepare(RAW_VERSIONS.addRecent);
   const putEntry = db.prepare(
     'INSERT OR REPLACE INTO minca_entries (store, key, value) VALUES (?, ?, ?)',
   );
   const write = db.transaction((commit: Commit) => {
     for (const [id, body] of commit.versions) {
-      const prefix = idPrefix(id);
-      deleteBody.run(store, prefix, id);
-      insertBody.run(store, prefix, id, body);
+      deleteBody.run(...rawVersionKey(store, id));
+      insertBody.run(store, idPrefix(id), id, body);
+      addRecent.run(store, idPrefix(id));
     }
     for (const { key, value } of commit.entries) putEntry.run(store, key, value!);
   });
@@ -62,7 +63,7 @@ export async function rawConn(file: string): Promise<Conn> {
       range.all(store, prefix, after(prefix)) as Array<[string, Uint8Array]>,
     count: async (prefix) => count.get(store, prefix, after(prefix)) as number,
     getVersions: async (ids) =>
-      ids.map((id) => getBody.get(store, idPrefix(id), id) as Uint8Array | undefined),
+      ids.map((id) => getBody.get(...rawVersionKey(store, id)) as Uint8Array | undefined),
     commit: async (commit) => void write(commit),
     async close() {
       db.close();

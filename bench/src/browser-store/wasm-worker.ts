@@ -8,7 +8,14 @@ import type { Commit } from '@minca/core';
 import { idPrefix, type SqliteDatabase, sqliteStores } from '@minca/sqlite';
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
 import { fill } from './dataset.js';
-import { type Conn, connThrough, type JobResult, RAW_VERSIONS, runJobs } from './jobs.js';
+import {
+  type Conn,
+  connThrough,
+  type JobResult,
+  RAW_VERSIONS,
+  rawVersionKey,
+  runJobs,
+} from './jobs.js';
 
 const FILE = '/bench.sqlite3';
 const PATH = 'spaces/bench';
@@ -101,6 +108,7 @@ function rawOver(db: Oo1Db, own: boolean): Conn {
   const getBody = db.prepare(RAW_VERSIONS.get);
   const deleteBody = db.prepare(RAW_VERSIONS.delete);
   const insertBody = db.prepare(RAW_VERSIONS.insert);
+  const addRecent = db.prepare(RAW_VERSIONS.addRecent);
   const putEntry = db.prepare(
     'INSERT OR REPLACE INTO minca_entries (store, key, value) VALUES (?, ?, ?)',
   );
@@ -120,14 +128,14 @@ function rawOver(db: Oo1Db, own: boolean): Conn {
     },
     count: async (prefix) => one(count, [store, prefix, after(prefix)]) as number,
     getVersions: async (ids) =>
-      ids.map((id) => one(getBody, [store, idPrefix(id), id]) as Uint8Array | undefined),
+      ids.map((id) => one(getBody, rawVersionKey(store, id)) as Uint8Array | undefined),
     async commit(commit: Commit) {
       db.exec('BEGIN');
       try {
         for (const [id, body] of commit.versions) {
-          const prefix = idPrefix(id);
-          bound(deleteBody, [store, prefix, id]).step();
-          bound(insertBody, [store, prefix, id, body]).step();
+          bound(deleteBody, rawVersionKey(store, id)).step();
+          bound(insertBody, [store, idPrefix(id), id, body]).step();
+          bound(addRecent, [store, idPrefix(id)]).step();
         }
         for (const { key, value } of commit.entries) bound(putEntry, [store, key, value]).step();
         db.exec('COMMIT');

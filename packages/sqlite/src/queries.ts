@@ -11,10 +11,9 @@ import {
   readCount,
   type SqliteDatabase,
   type SqliteStatement,
-  type SqliteValue,
 } from './driver.js';
 import type { KeyRange } from './key-order.js';
-import { idPrefix } from './schema.js';
+import { type VersionRows, versionRows } from './version-rows.js';
 
 /** The SELECT of a prefix range of entries: everything, from a bound, or between two bounds. */
 function rangeSql(columns: string) {
@@ -26,7 +25,10 @@ function rangeSql(columns: string) {
   };
 }
 
-/** The bytes of a store's entries and of its versions' bodies, those chosen by `versions`. */
+/**
+ * The bytes of a store's entries and of its versions' bodies, those `versions` chooses.
+ * length() of a BLOB reads its size from the record header, not its overflow pages.
+ */
 function sizeSql(versions: string): string {
   return `SELECT
       (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
@@ -49,26 +51,6 @@ export const SQL = {
     between: 'SELECT count(*) AS n FROM minca_entries WHERE store = ? AND key >= ? AND key < ?',
   },
   entries: rangeSql('key, value'),
-  // A version is found by its id's prefix (schema.ts), then the whole id.
-  getVersion: 'SELECT body FROM minca_versions WHERE store = ? AND prefix = ? AND id = ?',
-  // With no unique index, a put replaces by deleting first (in one transaction).
-  putVersion: 'INSERT INTO minca_versions (store, prefix, id, body) VALUES (?, ?, ?, ?)',
-  deleteVersion: 'DELETE FROM minca_versions WHERE store = ? AND prefix = ? AND id = ?',
-  // length() of a BLOB reads its size from the record header, not its overflow pages. The
-  // store's rowids, from its (store, prefix) index, are sorted first, so its rows are then
-  // read in the order they lie in the table rather than one random seek each (twice as fast).
-  size: sizeSql('n IN (SELECT n FROM minca_versions WHERE store = ?)'),
-  /**
-   * Versions in schema 1 or 2, which a read-only connection leaves as they were: both have a
-   * unique (store, id) key. Schema 1's versions have no rowid, so `size` reads them by store.
-   */
-  before3: {
-    getVersion: 'SELECT body FROM minca_versions WHERE store = ? AND id = ?',
-    putVersion: `INSERT INTO minca_versions (store, id, body) VALUES (?, ?, ?)
-      ON CONFLICT (store, id) DO UPDATE SET body = excluded.body`,
-    deleteVersion: 'DELETE FROM minca_versions WHERE store = ? AND id = ?',
-    sizeSchema1: sizeSql('store = ?'),
-  },
   // The files nothing names (spec 05 §16.6.4), in one statement: each `f/<id>/list` (71
   // characters) with no `y/<id>/<rest>` whose `x/<rest>` is there. Every lookup is a range or
   // point read of the (store, key) primary key; `substr(y.key, 68)` is `<rest>`.
@@ -122,12 +104,8 @@ export class Queries {
   readonly #keys: RangeStatements;
   readonly #count: RangeStatements;
   readonly #entries: RangeStatements;
-  readonly #getVersion: SqliteStatement;
-  readonly #putVersion: SqliteStatement;
-  readonly #deleteVersion: SqliteStatement;
+  readonly #versions: VersionRows;
   readonly #size: SqliteStatement;
-  /** Whether versions are found by their id's prefix (schema 3), not a unique (store, id). */
-  readonly #byPrefix: boolean;
   readonly #unnamedFiles: SqliteStatement;
   readonly #begin: SqliteStatement;
   readonly #release: SqliteStatement;
@@ -143,12 +121,8 @@ export class Queries {
     this.#keys = rangeStatements(db, SQL.keys);
     this.#count = rangeStatements(db, SQL.count);
     this.#entries = rangeStatements(db, SQL.entries);
-    this.#byPrefix = schema >= 3;
-    const versions = this.#byPrefix ? SQL : SQL.before3;
-    this.#getVersion = db.prepare(versions.getVersion);
-    this.#putVersion = db.prepare(versions.putVersion);
-    this.#deleteVersion = db.prepare(versions.deleteVersion);
-    this.#size = db.prepare(schema === 1 ? SQL.before3.sizeSchema1 : SQL.size);
+    this.#versions = versionRows(db, schema);
+    this.#size = db.prepare(sizeSql(this.#versions.ofStore.sql));
     this.#unnamedFiles = db.prepare(SQL.unnamedFiles);
     this.#begin = db.prepare(SQL.begin);
     this.#release = db.prepare(SQL.release);
@@ -220,28 +194,22 @@ export class Queries {
   }
 
   getVersion(store: number, id: string): Uint8Array | undefined {
-    const row = getRow(this.#getVersion, ...this.#versionKey(store, id));
-    return row === undefined ? undefined : readBytes(row.body, `the body of version ${id}`);
+    return this.#versions.get(store, id);
   }
 
-  /** Puts or replaces a body: two statements in schema 3, so run it in {@link transaction}. */
+  /** Puts or replaces a body: several statements, so run it in {@link transaction}. */
   putVersion(store: number, id: string, body: Uint8Array): void {
-    if (!this.#byPrefix) {
-      this.#putVersion.run(store, id, bindBytes(body));
-      return;
-    }
-    const key = this.#versionKey(store, id);
-    this.#deleteVersion.run(...key);
-    this.#putVersion.run(...key, bindBytes(body));
+    this.#versions.put(store, id, body);
   }
 
+  /** Several statements, so run it in {@link transaction}. */
   deleteVersion(store: number, id: string): void {
-    this.#deleteVersion.run(...this.#versionKey(store, id));
+    this.#versions.delete(store, id);
   }
 
-  /** The parameters that find version `id` of `store`. */
-  #versionKey(store: number, id: string): SqliteValue[] {
-    return this.#byPrefix ? [store, idPrefix(id), id] : [store, id];
+  /** After versions were put, in the same transaction: see version-rows.ts. */
+  settleVersions(): void {
+    this.#versions.settle();
   }
 
   /** The ids of the files with a list that nothing names, sorted. */
@@ -254,6 +222,7 @@ export class Queries {
 
   /** Bytes of the store's keys (UTF-8), values and version bodies. */
   size(store: number): number {
-    return readCount(getRow(this.#size, store, store)?.bytes, 'the size of a store');
+    const params = [store, ...this.#versions.ofStore.params(store)];
+    return readCount(getRow(this.#size, ...params)?.bytes, 'the size of a store');
   }
 }

@@ -7,7 +7,7 @@ import { MincaError } from '@minca/core';
 import { driverError, getRow, isReadOnly, type SqliteDatabase } from './driver.js';
 
 /** The schema this code writes, and the newest it reads. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Hex digits of a version id that make its `prefix`: 44 bits, an integer SQLite keeps in 6 bytes. */
 export const PREFIX_DIGITS = 11;
@@ -29,15 +29,32 @@ const PREFIX_SQL = Array.from(
  * Bodies are a few hundred bytes, too large for a WITHOUT ROWID table (SQLite advises rows
  * under a twentieth of a page): keyed by their hashed ids (schema 1), each insert split and
  * rewrote a leaf full of bodies. Appended by rowid, a commit writes its bodies to a few new
- * pages at the end. Only the index is scattered, since ids are hashes: indexed by 44 bits of the
- * id (schema 3) rather than all 64 characters (schema 2), it is a fifth the size, so a commit
- * dirties fewer of its pages and more of them stay cached. Two ids may share a prefix; every
- * lookup compares the whole id too.
+ * pages at the end. Only the ids' index is scattered, since ids are hashes: it holds 44 bits of
+ * an id (schema 3) rather than all 64 characters (schema 2), and it is in two parts, recent and
+ * settled (schema 4, version-rows.ts). Two ids may share a prefix; every lookup compares the
+ * whole id too.
  */
 const VERSIONS_TABLE = `CREATE TABLE minca_versions (
     n INTEGER PRIMARY KEY, store INTEGER NOT NULL, prefix INTEGER NOT NULL, id TEXT NOT NULL,
     body BLOB NOT NULL) STRICT`;
-const VERSIONS_INDEX = `CREATE INDEX minca_versions_prefix ON minca_versions (store, prefix)`;
+const idsTable = (name: string) => `CREATE TABLE ${name} (
+    store INTEGER NOT NULL, prefix INTEGER NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (store, prefix, n)) STRICT, WITHOUT ROWID`;
+
+/**
+ * Schema 4's ids of the versions there are, all settled: from schema 3's index, or from the
+ * versions themselves when they were just moved.
+ */
+const settleEveryId = (from: 1 | 2 | 3) => [
+  idsTable('minca_version_ids'),
+  idsTable('minca_recent_ids'),
+  `INSERT INTO minca_version_ids (store, prefix, n)
+    SELECT store, prefix, n FROM minca_versions ORDER BY store, prefix, n`,
+  ...(from === 3 ? ['DROP INDEX minca_versions_prefix'] : []),
+  `INSERT INTO minca_meta (name, value)
+    VALUES ('settled', (SELECT coalesce(max(n), 0) FROM minca_versions))`,
+  `UPDATE minca_meta SET value = ${SCHEMA_VERSION} WHERE name = 'schema'`,
+];
 
 const CREATE = [
   `CREATE TABLE minca_meta (name TEXT PRIMARY KEY, value ANY) STRICT, WITHOUT ROWID`,
@@ -48,23 +65,29 @@ const CREATE = [
     store INTEGER NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
     PRIMARY KEY (store, key)) STRICT, WITHOUT ROWID`,
   VERSIONS_TABLE,
-  VERSIONS_INDEX,
+  idsTable('minca_version_ids'),
+  idsTable('minca_recent_ids'),
+  `INSERT INTO minca_meta (name, value) VALUES ('settled', 0)`,
   `INSERT INTO minca_meta (name, value) VALUES ('schema', ${SCHEMA_VERSION})`,
 ];
 
 /**
- * Schema 1 or 2 to 3: the versions move, as they are, into the table of schema 3, in the order
- * they lay (schema 1's by id, schema 2's by rowid); the old table goes with its index.
+ * Schema 1, 2 or 3 to 4. Schema 1's and 2's versions move, as they are, into the table of
+ * schema 3, in the order they lay (schema 1's by id, schema 2's by rowid); the old table goes
+ * with its index. Then every id is settled.
  */
-const moveVersions = (from: 1 | 2) => [
-  `ALTER TABLE minca_versions RENAME TO minca_versions_${from}`,
-  VERSIONS_TABLE,
-  `INSERT INTO minca_versions (store, prefix, id, body)
-    SELECT store, ${PREFIX_SQL}, id, body FROM minca_versions_${from}
-    ORDER BY ${from === 1 ? 'store, id' : 'n'}`,
-  `DROP TABLE minca_versions_${from}`,
-  VERSIONS_INDEX,
-  `UPDATE minca_meta SET value = ${SCHEMA_VERSION} WHERE name = 'schema'`,
+const upgrade = (from: 1 | 2 | 3) => [
+  ...(from === 3
+    ? []
+    : [
+        `ALTER TABLE minca_versions RENAME TO minca_versions_${from}`,
+        VERSIONS_TABLE,
+        `INSERT INTO minca_versions (store, prefix, id, body)
+          SELECT store, ${PREFIX_SQL}, id, body FROM minca_versions_${from}
+          ORDER BY ${from === 1 ? 'store, id' : 'n'}`,
+        `DROP TABLE minca_versions_${from}`,
+      ]),
+  ...settleEveryId(from),
 ];
 
 /** Pages of write-ahead log between automatic checkpoints. */
@@ -104,10 +127,10 @@ function tune(db: SqliteDatabase, settings: ConnectionSettings): void {
   }
   // Another connection (a reader, a checkpoint) waits rather than failing at once.
   if (pragma(db, 'busy_timeout') === 0) pragma(db, 'busy_timeout = 5000');
-  // A store's keys are hashes, so each version written dirties a page of its own in both
-  // tables: a commit of a page of versions writes some thousand pages to the log. Checkpointing
-  // every 1,000 pages (SQLite's default) copied and synced them after nearly every commit;
-  // every 4,096 (16 MiB of log), a page written by several commits is copied once.
+  // A store's keys are hashes, so each version written dirties a page of its own in the index
+  // entries and the recent ids: a commit of a page of versions writes hundreds of pages to the
+  // log. Checkpointing every 1,000 pages (SQLite's default) copied and synced them after nearly
+  // every commit; every 4,096 (16 MiB of log), a page written by several commits is copied once.
   pragma(db, `wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   // The page cache is the connection's own memory: 4 MiB, not some drivers' 16 MiB (a joining
   // device's RSS), since the rows it would hold are hashed apart and the OS caches the file.
@@ -148,7 +171,7 @@ function inSavepoint(db: SqliteDatabase, write: () => void): void {
 /**
  * Makes `db` ready for minca's stores: reads it (so a file that is not a database fails here,
  * with `corrupt`), tunes it, and creates the tables in one transaction when they are missing,
- * or moves schema 1 or 2 to 3 in one; returns the schema it then holds. A schema newer than
+ * or moves schema 1, 2 or 3 to 4 in one; returns the schema it then holds. A schema newer than
  * {@link SCHEMA_VERSION} is refused with `storage`, touching nothing.
  */
 export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings): number {
@@ -174,13 +197,13 @@ export function prepareDatabase(db: SqliteDatabase, settings: ConnectionSettings
       inSavepoint(db, () => {
         if (schemaVersion(db) === undefined) for (const sql of CREATE) db.exec(sql);
       });
-    } else if (version === 1 || version === 2) {
+    } else if (version === 1 || version === 2 || version === 3) {
       try {
         inSavepoint(db, () => {
-          if (schemaVersion(db) === version) for (const sql of moveVersions(version)) db.exec(sql);
+          if (schemaVersion(db) === version) for (const sql of upgrade(version)) db.exec(sql);
         });
       } catch (error) {
-        // Older schemas have read statements of their own (queries.ts): a read-only file
+        // Older schemas have read statements of their own (version-rows.ts): a read-only file
         // stays as it is.
         if (!isReadOnly(error)) throw error;
         return version;

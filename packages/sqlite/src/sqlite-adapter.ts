@@ -1,6 +1,6 @@
 /**
  * One store in the shared database: its entries and version bodies are the rows of
- * `minca_entries` and `minca_versions` with its store id. Every call checks its arguments
+ * `minca_entries` and `minca_versions` (and its ids) with its store id. Every call checks its arguments
  * first, then runs synchronously on the connection, so nothing interleaves with it.
  */
 import {
@@ -92,12 +92,17 @@ export class SqliteAdapter implements StorageAdapter {
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
     assertVersionKey(id);
     assertBodyBytes(body);
-    this.#run('putVersion', (q, store) => q.transaction(() => q.putVersion(store, id, body)));
+    this.#run('putVersion', (q, store) =>
+      q.transaction(() => {
+        q.putVersion(store, id, body);
+        q.settleVersions();
+      }),
+    );
   }
 
   async deleteVersion(id: VersionKey): Promise<void> {
     assertVersionKey(id);
-    this.#run('deleteVersion', (q, store) => q.deleteVersion(store, id));
+    this.#run('deleteVersion', (q, store) => q.transaction(() => q.deleteVersion(store, id)));
   }
 
   /** The files nothing names, in one SQL statement over the `f/`, `y/` and `x/` entries. */
@@ -112,6 +117,7 @@ export class SqliteAdapter implements StorageAdapter {
         for (const [id, body] of commit.versions) q.putVersion(store, id, body);
         applyWrites(q, store, commit.entries);
         for (const id of commit.deleteVersions) q.deleteVersion(store, id);
+        if (commit.versions.length > 0) q.settleVersions();
       }),
     );
   }

@@ -1,10 +1,11 @@
-// A database written by schema 1 (versions in a WITHOUT ROWID table keyed by id) or schema 2
-// (a rowid table with a unique (store, id) index) is moved to schema 3 when a writable
-// connection opens it, and read as it is by a read-only one.
+// A database written by schema 1 (versions in a WITHOUT ROWID table keyed by id), schema 2
+// (a rowid table with a unique (store, id) index) or schema 3 (the same with the prefix of ids,
+// one index of (store, prefix)) is moved to schema 4 when a writable connection opens it, and
+// read as it is by a read-only one.
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, sqliteStores } from '../src/index.ts';
+import { idPrefix, SCHEMA_VERSION, sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
 const COMMON = [
@@ -25,6 +26,11 @@ const VERSIONS = {
       id TEXT NOT NULL, body BLOB NOT NULL) STRICT`,
     `CREATE UNIQUE INDEX minca_versions_id ON minca_versions (store, id)`,
   ],
+  3: [
+    `CREATE TABLE minca_versions (n INTEGER PRIMARY KEY, store INTEGER NOT NULL,
+      prefix INTEGER NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL) STRICT`,
+    `CREATE INDEX minca_versions_prefix ON minca_versions (store, prefix)`,
+  ],
 } as const;
 
 /**
@@ -39,15 +45,20 @@ const ID = (n: number) =>
 const body = (n: number) => new Uint8Array(300).fill(n);
 
 /** A file in `schema` with `count` versions and one entry in store `spaces/a`. */
-function older(dir: TempDir, schema: 1 | 2, count: number): string {
+function older(dir: TempDir, schema: 1 | 2 | 3, count: number): string {
   const db = dir.open('old.sqlite');
   for (const sql of [...COMMON, ...VERSIONS[schema]]) db.exec(sql);
   db.prepare(`INSERT INTO minca_meta (name, value) VALUES ('schema', ?)`).run(schema);
   db.prepare(`INSERT INTO minca_stores (id, path) VALUES (1, 'spaces/a')`).run();
   db.prepare(`INSERT INTO minca_entries VALUES (1, 'k', ?)`).run(new Uint8Array([7]));
-  const put = db.prepare('INSERT INTO minca_versions (store, id, body) VALUES (1, ?, ?)');
+  const put =
+    schema === 3
+      ? db.prepare('INSERT INTO minca_versions (store, prefix, id, body) VALUES (1, ?, ?, ?)')
+      : db.prepare('INSERT INTO minca_versions (store, id, body) VALUES (1, ?, ?)');
   db.transaction(() => {
-    for (let i = 0; i < count; i++) put.run(ID(i), body(i % 251));
+    for (let i = 0; i < count; i++)
+      if (schema === 3) put.run(idPrefix(ID(i)), ID(i), body(i % 251));
+      else put.run(ID(i), body(i % 251));
   })();
   db.close();
   return dir.file('old.sqlite');
@@ -64,15 +75,20 @@ afterEach(() => {
   dir = undefined;
 });
 
-describe.each([1, 2] as const)('a schema-%i database', (schema) => {
-  it('is moved to schema 3 on open, every version and entry kept', async () => {
-    expect(SCHEMA_VERSION).toBe(3);
+describe.each([1, 2, 3] as const)('a schema-%i database', (schema) => {
+  it('is moved to schema 4 on open, every version and entry kept', async () => {
+    expect(SCHEMA_VERSION).toBe(4);
     dir = new TempDir();
     older(dir, schema, 1000);
     const db = dir.open('old.sqlite');
     const stores = sqliteStores(db);
     const a = await stores.open('spaces/a');
-    expect(schemaOf(db)).toEqual({ value: 3 });
+    expect(schemaOf(db)).toEqual({ value: 4 });
+    // Every id is settled, in order.
+    expect(db.prepare(`SELECT value FROM minca_meta WHERE name = 'settled'`).get()).toEqual({
+      value: 1000,
+    });
+    expect(db.prepare('SELECT count(*) AS n FROM minca_version_ids').get()).toEqual({ n: 1000 });
     // 'k' and its one byte, and the bodies.
     expect(await stores.size('spaces/a')).toBe(1 + 1 + 1000 * 300);
     expect(await a.get('k')).toEqual(new Uint8Array([7]));
@@ -90,12 +106,12 @@ describe.each([1, 2] as const)('a schema-%i database', (schema) => {
     expect(await a.getVersion(ID(5))).toBeUndefined();
     expect(await a.getVersion(ID(7))).toEqual(body(7));
     const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'minca_versions%' ORDER BY name`)
+      .prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'minca_version%' ORDER BY name`)
       .all();
-    expect(tables).toEqual([{ name: 'minca_versions' }, { name: 'minca_versions_prefix' }]);
+    expect(tables).toEqual([{ name: 'minca_version_ids' }, { name: 'minca_versions' }]);
     // Opened again, nothing moves twice.
     await sqliteStores(db).open('spaces/a');
-    expect(schemaOf(db)).toEqual({ value: 3 });
+    expect(schemaOf(db)).toEqual({ value: 4 });
     expect(rows(db)).toEqual({ n: 999 });
   });
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SQLITE_BODY_CACHE, sqliteStores } from '../src/index.ts';
 import { SQL } from '../src/queries.ts';
 import { idPrefix } from '../src/schema.ts';
+import { VERSION_SQL } from '../src/version-rows.ts';
 import { TempDir } from './temp-db.ts';
 
 const ID = (n: number) => n.toString(16).padStart(64, '0');
@@ -42,7 +43,8 @@ describe('sqliteStores', () => {
       id: number;
     };
     db.prepare('INSERT INTO minca_entries VALUES (?, ?, ?)').run(id, 'k', bytes(9));
-    db.prepare(SQL.putVersion).run(id, idPrefix(ID(2)), ID(2), bytes(8));
+    db.prepare(VERSION_SQL.insert).run(id, idPrefix(ID(2)), ID(2), bytes(8));
+    db.prepare(VERSION_SQL.addRecent).run(id, idPrefix(ID(2)));
     expect(await a.get('k')).toEqual(bytes(9));
     expect(await a.list('')).toEqual(['k']);
     expect(await a.getVersion(ID(2))).toEqual(bytes(8));
@@ -165,7 +167,12 @@ describe('sqliteStores', () => {
     expect(plain.pragma('cache_size', { simple: true })).toBe(-16000); // better-sqlite3's own
   });
 
-  it('lists a prefix through the primary key and reads versions through their id index, not a scan', () => {
+  const planOf = (db: ReturnType<typeof setup>['db'], sql: string, ...params: unknown[]) =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map(
+      (row) => row.detail,
+    );
+
+  it('lists a prefix through the primary key, not a scan', () => {
     const { db } = setup();
     const plans = (
       [
@@ -173,20 +180,33 @@ describe('sqliteStores', () => {
         [SQL.keys.from, 1, 'a'],
         [SQL.entries.between, 1, 'a', 'b'],
         [SQL.getEntry, 1, 'a'],
-        [SQL.getVersion, 1, idPrefix(ID(1)), ID(1)],
-        [SQL.deleteVersion, 1, idPrefix(ID(1)), ID(1)],
       ] as const
-    ).map(([sql, ...params]) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
-        .map((row) => row.detail)
-        .join('; '),
-    );
+    ).map(([sql, ...params]) => planOf(db, sql, ...params).join('; '));
     for (const plan of plans) {
-      expect(plan).toMatch(
-        /^SEARCH minca_(entries USING PRIMARY KEY|versions USING INDEX minca_versions_prefix) \(store=\? AND/,
-      );
+      expect(plan).toMatch(/^SEARCH minca_entries USING PRIMARY KEY \(store=\? AND/);
       expect(plan).not.toMatch(/TEMP B-TREE/); // ORDER BY key comes from the index
     }
+  });
+
+  it('finds a version through its recent or settled id, reading only rows it finds', () => {
+    const { db } = setup();
+    const p = idPrefix(ID(1));
+    for (const [sql, ...params] of [
+      [VERSION_SQL.get, 1, p, 1, p, ID(1)],
+      [VERSION_SQL.find, 1, p, 1, p, ID(1)],
+      [VERSION_SQL.deleteRow, 7],
+      [VERSION_SQL.deleteRecent, 1, p, 7],
+      [VERSION_SQL.deleteSettled, 1, p, 7],
+    ] as const) {
+      const steps = planOf(db, sql, ...params).filter((d) => /^(SEARCH|SCAN)/.test(d));
+      expect(steps.length).toBeGreaterThan(0);
+      for (const step of steps)
+        expect(step).toMatch(
+          /^SEARCH minca_(versions USING INTEGER PRIMARY KEY \(rowid=\?\)|(recent|version)_ids USING PRIMARY KEY \(store=\? AND prefix=\?)/,
+        );
+    }
+    // Settling reads the recent ids in the settled index's order: no sort.
+    expect(planOf(db, VERSION_SQL.settle).join('; ')).not.toMatch(/TEMP B-TREE/);
   });
 
   it('finds the files nothing names in one statement that reads only through the primary key', () => {

@@ -1,0 +1,169 @@
+/**
+ * Where version bodies are kept and how one is found by its id, in each schema (spec 05 §5.7).
+ *
+ * Bodies are appended to `minca_versions` by rowid `n`. Ids are hashes, so an index of them takes
+ * every insert on a random leaf, and a commit writes each leaf it touched to the log: with one
+ * index of a million versions, a joining device wrote 7.5 KB to disk per version it took in,
+ * most of it the same index pages again and again. Schema 4 keeps two: new ids go into the small
+ * `minca_recent_ids`, whose few leaves a commit rewrites, and once enough have gathered they are
+ * moved into `minca_version_ids` in one sorted pass, which writes each of its leaves once for
+ * thousands of ids. A lookup searches both. `minca_meta`'s `settled` is the greatest `n` moved.
+ */
+import { MincaError } from '@minca/core';
+import {
+  bindBytes,
+  getRow,
+  type Row,
+  readBytes,
+  readCount,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from './driver.js';
+import { idPrefix } from './schema.js';
+
+/**
+ * Recent ids are moved once there are more than a thirty-second of the settled ones, kept
+ * between these bounds. Measured on 1,000,000 versions put 500 a commit: a few thousand recent
+ * ids cost a merge rewriting the settled index too often; over 32,768 a commit of recent ids
+ * touches nearly every one of their leaves.
+ */
+const SETTLE_MIN = 8192;
+const SETTLE_MAX = 32768;
+
+/** The versions a (store, prefix) finds in schema 4: recent ones first, then settled. */
+const BY_PREFIX = `n IN (
+    SELECT n FROM minca_recent_ids WHERE store = ? AND prefix = ?
+    UNION ALL SELECT n FROM minca_version_ids WHERE store = ? AND prefix = ?)`;
+
+/** The statements on versions, by schema (exported for query-plan tests). */
+export const VERSION_SQL = {
+  get: `SELECT body FROM minca_versions WHERE ${BY_PREFIX} AND id = ?`,
+  find: `SELECT n FROM minca_versions WHERE ${BY_PREFIX} AND id = ?`,
+  insert: 'INSERT INTO minca_versions (store, prefix, id, body) VALUES (?, ?, ?, ?)',
+  addRecent: 'INSERT INTO minca_recent_ids (store, prefix, n) VALUES (?, ?, last_insert_rowid())',
+  deleteRow: 'DELETE FROM minca_versions WHERE n = ?',
+  deleteRecent: 'DELETE FROM minca_recent_ids WHERE store = ? AND prefix = ? AND n = ?',
+  deleteSettled: 'DELETE FROM minca_version_ids WHERE store = ? AND prefix = ? AND n = ?',
+  // A store's rowids come sorted out of the IN list, so its rows are read in the order they lie.
+  ofStore: `n IN (SELECT n FROM minca_version_ids WHERE store = ?
+    UNION ALL SELECT n FROM minca_recent_ids WHERE store = ?)`,
+  settled: `SELECT value AS n FROM minca_meta WHERE name = 'settled'`,
+  last: 'SELECT coalesce(max(n), 0) AS n FROM minca_versions',
+  // The recent ids come out in their primary key's order: the settled index is written in order.
+  settle: `INSERT INTO minca_version_ids (store, prefix, n)
+    SELECT store, prefix, n FROM minca_recent_ids ORDER BY store, prefix, n`,
+  clearRecent: 'DELETE FROM minca_recent_ids',
+  markSettled: `UPDATE minca_meta SET value = ? WHERE name = 'settled'`,
+  /** Schema 3, left as it was by a read-only connection: one index of (store, prefix). */
+  schema3: {
+    get: 'SELECT body FROM minca_versions WHERE store = ? AND prefix = ? AND id = ?',
+    ofStore: 'n IN (SELECT n FROM minca_versions WHERE store = ?)',
+  },
+  /** Schemas 1 and 2: a unique (store, id); schema 1's versions have no rowid. */
+  schema1and2: {
+    get: 'SELECT body FROM minca_versions WHERE store = ? AND id = ?',
+    ofStore: 'store = ?',
+  },
+} as const;
+
+/** Version bodies of the stores in one database, by store id and version id. */
+export interface VersionRows {
+  get(store: number, id: string): Uint8Array | undefined;
+  /** Puts or replaces a body: several statements, so run it in a transaction. */
+  put(store: number, id: string, body: Uint8Array): void;
+  /** Several statements, so run it in a transaction. */
+  delete(store: number, id: string): void;
+  /** After versions were put, in the same transaction: moves recent ids once enough gathered. */
+  settle(): void;
+  /** The SQL choosing a store's rows of `minca_versions`, and its parameters for `store`. */
+  readonly ofStore: { sql: string; params: (store: number) => number[] };
+}
+
+/** The version rows of a database holding `schema` (4, or an older one opened read-only). */
+export function versionRows(db: SqliteDatabase, schema: number): VersionRows {
+  if (schema >= 4) return new TwoLevelRows(db);
+  const sql = schema === 3 ? VERSION_SQL.schema3 : VERSION_SQL.schema1and2;
+  const get = db.prepare(sql.get);
+  const key = (store: number, id: string) =>
+    schema === 3 ? [store, idPrefix(id), id] : [store, id];
+  // Only a read-only connection leaves an older schema as it is (prepareDatabase).
+  const readOnly = () => {
+    throw new MincaError('storage', `the database is read-only, in minca schema ${schema}`);
+  };
+  return {
+    get: (store, id) => bodyOf(getRow(get, ...key(store, id)), id),
+    put: readOnly,
+    delete: readOnly,
+    settle: () => {},
+    ofStore: { sql: sql.ofStore, params: (store) => [store] },
+  };
+}
+
+function bodyOf(row: Row | undefined, id: string): Uint8Array | undefined {
+  return row === undefined ? undefined : readBytes(row.body, `the body of version ${id}`);
+}
+
+/** Schema 4's rows: recent and settled ids, see the top of this file. */
+class TwoLevelRows implements VersionRows {
+  readonly #get: SqliteStatement;
+  readonly #find: SqliteStatement;
+  readonly #insert: SqliteStatement;
+  readonly #addRecent: SqliteStatement;
+  readonly #deleteRow: SqliteStatement;
+  readonly #deleteRecent: SqliteStatement;
+  readonly #deleteSettled: SqliteStatement;
+  readonly #settled: SqliteStatement;
+  readonly #last: SqliteStatement;
+  readonly #settle: SqliteStatement;
+  readonly #clearRecent: SqliteStatement;
+  readonly #markSettled: SqliteStatement;
+  readonly ofStore = { sql: VERSION_SQL.ofStore, params: (store: number) => [store, store] };
+
+  constructor(db: SqliteDatabase) {
+    this.#get = db.prepare(VERSION_SQL.get);
+    this.#find = db.prepare(VERSION_SQL.find);
+    this.#insert = db.prepare(VERSION_SQL.insert);
+    this.#addRecent = db.prepare(VERSION_SQL.addRecent);
+    this.#deleteRow = db.prepare(VERSION_SQL.deleteRow);
+    this.#deleteRecent = db.prepare(VERSION_SQL.deleteRecent);
+    this.#deleteSettled = db.prepare(VERSION_SQL.deleteSettled);
+    this.#settled = db.prepare(VERSION_SQL.settled);
+    this.#last = db.prepare(VERSION_SQL.last);
+    this.#settle = db.prepare(VERSION_SQL.settle);
+    this.#clearRecent = db.prepare(VERSION_SQL.clearRecent);
+    this.#markSettled = db.prepare(VERSION_SQL.markSettled);
+  }
+
+  get(store: number, id: string): Uint8Array | undefined {
+    const prefix = idPrefix(id);
+    return bodyOf(getRow(this.#get, store, prefix, store, prefix, id), id);
+  }
+
+  put(store: number, id: string, body: Uint8Array): void {
+    this.delete(store, id);
+    const prefix = idPrefix(id);
+    this.#insert.run(store, prefix, id, bindBytes(body));
+    this.#addRecent.run(store, prefix);
+  }
+
+  delete(store: number, id: string): void {
+    const prefix = idPrefix(id);
+    const rows = this.#find.all(store, prefix, store, prefix, id) as Row[];
+    for (const row of rows) {
+      const n = readCount(row.n, `the row of version ${id}`);
+      this.#deleteRow.run(n);
+      this.#deleteRecent.run(store, prefix, n);
+      this.#deleteSettled.run(store, prefix, n);
+    }
+  }
+
+  settle(): void {
+    const settled = readCount(getRow(this.#settled)?.n, "minca_meta's settled");
+    const last = readCount(getRow(this.#last)?.n, 'the last version row');
+    const due = Math.min(SETTLE_MAX, Math.max(SETTLE_MIN, Math.floor(settled / 32)));
+    if (last - settled < due) return;
+    this.#settle.run();
+    this.#clearRecent.run();
+    this.#markSettled.run(last);
+  }
+}
