@@ -9,7 +9,7 @@ import { sqliteStores } from '../src/index.ts';
 import { TempDir } from './temp-db.ts';
 
 /** Hashes, and every seventh a near twin of the one before (same prefix, other end). */
-const ID = (n: number) => {
+const ID = (n: number): string => {
   if (n % 7 === 6) return `${ID(n - 1).slice(0, 60)}${(n % 65536).toString(16).padStart(4, '0')}`;
   return createHash('sha256').update(`v${n}`).digest('hex');
 };
