@@ -2,6 +2,8 @@
  * What a record body may hold: JSON's values plus byte strings, so it encodes the same way
  * everywhere. Checked before a body is written and after one is read.
  */
+import { utf8 } from './bytes.js';
+import { isAscii } from './cbor-fast.js';
 import { MincaError } from './errors.js';
 
 /** A record body value. */
@@ -85,4 +87,36 @@ export function assertBody(value: unknown, path = 'body', depth = 0): asserts va
     // Pushed last to first, so the first child is looked at first.
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
+}
+
+/**
+ * RFC 8949's order of text keys by their encodings: fewer UTF-8 bytes first, then bytewise
+ * (ASCII's bytes are its characters, so it is compared as it is).
+ */
+function byEncoding(a: string, b: string): number {
+  if (isAscii(a) && isAscii(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const x = utf8(a);
+  const y = utf8(b);
+  if (x.length !== y.length) return x.length - y.length;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
+}
+
+/**
+ * `value`, a body already checked ({@link assertBody}), as decoding its encoding gives it back:
+ * a new value sharing nothing with it, -0 as 0 (it encodes as the integer), byte strings as
+ * plain `Uint8Array`s, and each object's keys in the encoding's order (JavaScript still lists
+ * integer-like keys first, as it does after decoding). A write answers with it rather than
+ * decoding what it has just encoded: decoding strictly and checking again cost a `putMany` a
+ * tenth of its time.
+ */
+export function copyBody(value: BodyValue): BodyValue {
+  if (value === null || typeof value !== 'object') return Object.is(value, -0) ? 0 : value;
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  if (Array.isArray(value)) return value.map((item) => copyBody(item));
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort(byEncoding);
+  const out: { [key: string]: BodyValue } = {};
+  for (const key of keys) out[key] = copyBody(value[key]!);
+  return out;
 }

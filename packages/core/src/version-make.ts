@@ -4,7 +4,7 @@
  */
 import { base32nopad } from '@scure/base';
 import { merkleTree } from './batch-tree.js';
-import { assertBody, type BodyValue, MAX_BODY_BYTES } from './body.js';
+import { assertBody, type BodyValue, copyBody, MAX_BODY_BYTES } from './body.js';
 import { compareBytes, fromHex, toHex } from './bytes.js';
 import { encodeCbor } from './encoding.js';
 import { type BatchProof, encodeSigned, unsignedAfter } from './envelope.js';
@@ -77,8 +77,8 @@ interface Prepared {
   message: Uint8Array;
   /** The envelope up to its signature, sealed (a view of `message`). */
   unsigned: Uint8Array;
-  /** The body's plaintext, `null` for a tombstone. */
-  plain: Uint8Array | null;
+  /** The body as a reader decodes it ({@link copyBody}), `null` for a tombstone. */
+  body: BodyValue | null;
   /** Its fields, as decoding its bytes would give them. */
   fields: Omit<Version, 'id' | 'bytes' | 'sealedBody'>;
   /** Bytes of the sealed body, which ends `unsigned`; -1 for a tombstone. */
@@ -113,9 +113,12 @@ function prepare(
   const files = sortedIds(draft.files);
   const space = spaceBytes(draft.space);
   let plain: Uint8Array | null = null;
+  let body: BodyValue | null = null;
   if (draft.body !== null) {
     assertBody(draft.body);
     plain = encodeCbor(draft.body);
+    // Copied as encoded, now: the caller may change its value once this write is under way.
+    body = copyBody(draft.body);
     if (plain.length > MAX_BODY_BYTES) {
       throw new MincaError(
         'too_large',
@@ -155,7 +158,7 @@ function prepare(
     files: files.map(toHex),
   };
   const unsigned = message.subarray(SIGNING_CONTEXT.length);
-  return { message, unsigned, plain, fields, bodyBytes };
+  return { message, unsigned, body, fields, bodyBytes };
 }
 
 /** Seals, signs and encodes a new version. */
@@ -180,15 +183,15 @@ export async function createVersions(
   return (await sealVersions(drafts, spaceKey, key, options)).map((s) => s.version);
 }
 
-/** A version just made, and its body's plaintext (CBOR; `null` for a tombstone). */
+/** A version just made, and its body as a reader decodes it (`null` for a tombstone). */
 export interface SealedVersion {
   version: Version;
-  plain: Uint8Array | null;
+  body: BodyValue | null;
 }
 
 /**
- * What {@link createVersions} does, giving each body's plaintext too: a writer gives back what
- * it wrote without opening it again.
+ * What {@link createVersions} does, giving each body too: a writer gives back what it wrote
+ * without opening and decoding it again.
  */
 export async function sealVersions(
   drafts: readonly VersionDraft[],
@@ -202,7 +205,7 @@ export async function sealVersions(
     // One version: its own signature, without the batch's bookkeeping.
     const prepared = prepare(drafts[0]!, spaceKey, key);
     const g = await key.sign(prepared.message);
-    return [{ version: signed(prepared, g), plain: prepared.plain }];
+    return [{ version: signed(prepared, g), body: prepared.body }];
   }
   const out: SealedVersion[] = new Array(drafts.length);
   const signing: Promise<void>[] = [];
@@ -253,7 +256,7 @@ async function signChunk(
       const one = run[0]!;
       messages.push(one.message);
       finish.push((g) => {
-        out[first] = { version: signed(one, g), plain: one.plain };
+        out[first] = { version: signed(one, g), body: one.body };
       });
       continue;
     }
@@ -262,7 +265,7 @@ async function signChunk(
     finish.push((signature) =>
       run.forEach((p, i) => {
         const proof = { signature, size: run.length, index: i, path: paths[i]! };
-        out[first + i] = { version: signed(p, proof), plain: p.plain };
+        out[first + i] = { version: signed(p, proof), body: p.body };
       }),
     );
   }

@@ -9,7 +9,7 @@ import type { BodyValue } from '../body.js';
 import { assertCollectionName } from '../names.js';
 import type { RecordState, VersionMeta } from '../record-state.js';
 import type { Store } from '../store.js';
-import { decodeBody, openStoredMany } from '../version.js';
+import { openStoredMany } from '../version.js';
 import type { SealedVersion } from '../version-make.js';
 import type { Membership } from './membership.js';
 import type { RecordWrite } from './record-writer.js';
@@ -106,8 +106,8 @@ export function recordOf(
 }
 
 /**
- * Records just written (`writes`, made as `sealed`), as they stand now: decoded from the
- * plaintext written, unless another version won meanwhile (one taken in from a peer), when the
+ * Records just written (`writes`, made as `sealed`), as they stand now: with the bodies as
+ * written (copied as a reader decodes them), unless another version won meanwhile (one taken in from a peer), when the
  * record is read. A record under a fresh id is the one version just written: nobody else knows
  * its id yet. A version a later one of the same write superseded is answered as it was written.
  */
@@ -119,15 +119,15 @@ export async function writtenRecords(
 ): Promise<MincaRecord[]> {
   const out: MincaRecord[] = [];
   const last = new Map(writes.map((w, i) => [w.id, i]));
-  for (const [i, { version, plain }] of sealed.entries()) {
-    if ((writes[i]!.fresh || last.get(version.record) !== i) && plain !== null) {
-      out.push(recordOf(collection, version.record, version, decodeBody(plain)));
+  for (const [i, { version, body }] of sealed.entries()) {
+    if ((writes[i]!.fresh || last.get(version.record) !== i) && body !== null) {
+      out.push(recordOf(collection, version.record, version, body));
       continue;
     }
     const record = await space.store.record(collection, version.record);
     const winner = record?.winner();
-    if (record && winner?.id === version.id && plain !== null)
-      out.push(recordOf(collection, version.record, winner, decodeBody(plain), record.conflicts()));
+    if (record && winner?.id === version.id && body !== null)
+      out.push(recordOf(collection, version.record, winner, body, record.conflicts()));
     else out.push((await getRecord(space, collection, version.record))!);
   }
   return out;
