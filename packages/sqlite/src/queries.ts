@@ -104,7 +104,8 @@ export class Queries {
   readonly #keys: RangeStatements;
   readonly #count: RangeStatements;
   readonly #entries: RangeStatements;
-  readonly #versions: VersionRows;
+  /** Version bodies, found by their ids, in the statements of the database's schema. */
+  readonly versions: VersionRows;
   readonly #size: SqliteStatement;
   readonly #unnamedFiles: SqliteStatement;
   readonly #begin: SqliteStatement;
@@ -121,8 +122,8 @@ export class Queries {
     this.#keys = rangeStatements(db, SQL.keys);
     this.#count = rangeStatements(db, SQL.count);
     this.#entries = rangeStatements(db, SQL.entries);
-    this.#versions = versionRows(db, schema);
-    this.#size = db.prepare(sizeSql(this.#versions.ofStore.sql));
+    this.versions = versionRows(db, schema);
+    this.#size = db.prepare(sizeSql(this.versions.ofStore.sql));
     this.#unnamedFiles = db.prepare(SQL.unnamedFiles);
     this.#begin = db.prepare(SQL.begin);
     this.#release = db.prepare(SQL.release);
@@ -193,25 +194,6 @@ export class Queries {
     });
   }
 
-  getVersion(store: number, id: string): Uint8Array | undefined {
-    return this.#versions.get(store, id);
-  }
-
-  /** Puts or replaces a body: several statements, so run it in {@link transaction}. */
-  putVersion(store: number, id: string, body: Uint8Array): void {
-    this.#versions.put(store, id, body);
-  }
-
-  /** Several statements, so run it in {@link transaction}. */
-  deleteVersion(store: number, id: string): void {
-    this.#versions.delete(store, id);
-  }
-
-  /** After versions were put, in the same transaction: see version-rows.ts. */
-  settleVersions(): void {
-    this.#versions.settle();
-  }
-
   /** The ids of the files with a list that nothing names, sorted. */
   unnamedFiles(store: number): string[] {
     return (this.#unnamedFiles.all(store) as Row[]).map((row) => {
@@ -222,7 +204,7 @@ export class Queries {
 
   /** Bytes of the store's keys (UTF-8), values and version bodies. */
   size(store: number): number {
-    const params = [store, ...this.#versions.ofStore.params(store)];
+    const params = [store, ...this.versions.ofStore.params(store)];
     return readCount(getRow(this.#size, ...params)?.bytes, 'the size of a store');
   }
 }

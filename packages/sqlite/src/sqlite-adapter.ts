@@ -1,7 +1,7 @@
 /**
  * One store in the shared database: its entries and version bodies are the rows of
- * `minca_entries` and `minca_versions` (and its ids) with its store id. Every call checks its arguments
- * first, then runs synchronously on the connection, so nothing interleaves with it.
+ * `minca_entries` and `minca_versions` (with their ids) with its store id. Every call checks
+ * its arguments first, then runs synchronously on the connection, so nothing interleaves with it.
  */
 import {
   assertBodyBytes,
@@ -80,13 +80,13 @@ export class SqliteAdapter implements StorageAdapter {
 
   async getVersion(id: VersionKey): Promise<Uint8Array | undefined> {
     assertVersionKey(id);
-    return this.#run('getVersion', (q, store) => q.getVersion(store, id));
+    return this.#run('getVersion', (q, store) => q.versions.get(store, id));
   }
 
   async getVersions(ids: readonly VersionKey[]): Promise<Array<Uint8Array | undefined>> {
     if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
     ids.forEach(assertVersionKey);
-    return this.#run('getVersions', (q, store) => ids.map((id) => q.getVersion(store, id)));
+    return this.#run('getVersions', (q, store) => ids.map((id) => q.versions.get(store, id)));
   }
 
   async putVersion(id: VersionKey, body: Uint8Array): Promise<void> {
@@ -94,15 +94,15 @@ export class SqliteAdapter implements StorageAdapter {
     assertBodyBytes(body);
     this.#run('putVersion', (q, store) =>
       q.transaction(() => {
-        q.putVersion(store, id, body);
-        q.settleVersions();
+        q.versions.put(store, id, body);
+        q.versions.settle();
       }),
     );
   }
 
   async deleteVersion(id: VersionKey): Promise<void> {
     assertVersionKey(id);
-    this.#run('deleteVersion', (q, store) => q.transaction(() => q.deleteVersion(store, id)));
+    this.#run('deleteVersion', (q, store) => q.transaction(() => q.versions.delete(store, id)));
   }
 
   /** The files nothing names, in one SQL statement over the `f/`, `y/` and `x/` entries. */
@@ -114,10 +114,10 @@ export class SqliteAdapter implements StorageAdapter {
     assertCommit(commit, assertKey);
     this.#run('commit', (q, store) =>
       q.transaction(() => {
-        for (const [id, body] of commit.versions) q.putVersion(store, id, body);
+        for (const [id, body] of commit.versions) q.versions.put(store, id, body);
         applyWrites(q, store, commit.entries);
-        for (const id of commit.deleteVersions) q.deleteVersion(store, id);
-        if (commit.versions.length > 0) q.settleVersions();
+        for (const id of commit.deleteVersions) q.versions.delete(store, id);
+        if (commit.versions.length > 0) q.versions.settle();
       }),
     );
   }

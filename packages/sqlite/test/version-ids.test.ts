@@ -39,7 +39,7 @@ function setup() {
       + (SELECT count(*) FROM minca_version_ids AS s
         WHERE s.n = v.n AND s.store = v.store AND s.prefix = v.prefix) != 1`),
   });
-  return { db, stores, state };
+  return { db, stores, state, count };
 }
 
 /** Puts versions `from` to `to` (exclusive) into `store`, `perCommit` a commit. */
@@ -71,20 +71,32 @@ describe('version ids, recent and settled', () => {
   });
 
   it('replaces and deletes versions whichever index holds them', async () => {
-    const { stores, state } = setup();
+    const { stores, state, count } = setup();
     const a = await stores.open('spaces/a');
     await putRange(a, 0, 8500); // settled
     await putRange(a, 8500, 9000); // recent
     for (const n of [5, 6, 8600, 8601]) await a.putVersion(ID(n), body(n, 1));
     await a.commit!({ versions: [], entries: [], deleteVersions: [ID(12), ID(13), ID(8700)] });
     await a.deleteVersion(ID(8701));
-    // 5 and 6 moved back to recent when replaced: 500 + 2 - 2 recent, 8500 - 2 - 2 settled.
-    expect(state()).toMatchObject({ rows: 8996, recent: 500, settled: 8496, astray: 0 });
+    // 5 and 6 were settled: their old rows stay until the recent ids move, read past (newer
+    // rows first). 8600 and 8601 were recent: replaced at once.
+    expect(state()).toMatchObject({ rows: 8998, recent: 500, settled: 8498, astray: 0 });
     for (const n of [5, 6, 8600, 8601]) expect(await a.getVersion(ID(n))).toEqual(body(n, 1));
     for (const n of [12, 13, 8700, 8701]) expect(await a.getVersion(ID(n))).toBeUndefined();
     // Their twins stay.
     expect(await a.getVersion(ID(11))).toEqual(body(11));
     expect(await a.getVersion(ID(8702))).toEqual(body(8702));
+    // Deleting a settled body put again deletes both rows.
+    await a.putVersion(ID(20), body(20, 1));
+    await a.deleteVersion(ID(20));
+    expect(await a.getVersion(ID(20))).toBeUndefined();
+    expect(state()).toMatchObject({ rows: 8997, recent: 500, settled: 8497, astray: 0 });
+    // Once the recent ids move, the old rows of 5 and 6 are gone: one row per version.
+    await putRange(a, 9000, 17000);
+    expect(state()).toMatchObject({ rows: 16995, recent: 0, settled: 16995, astray: 0 });
+    expect(state().mark).toBe(count('SELECT max(n) AS n FROM minca_versions'));
+    for (const n of [5, 6, 8600, 8601]) expect(await a.getVersion(ID(n))).toEqual(body(n, 1));
+    expect(await stores.size('spaces/a')).toBe(16995 * 40);
   });
 
   it('keeps stores apart in both indexes, and sizes each one', async () => {
