@@ -1,8 +1,8 @@
 // @minca/sqlite on better-sqlite3, files on disk: 100,000 versions written through `commit` in
 // batches of 100 (each with its v/<collection>/<id> entry), and a cold open of that store (a new
 // connection, then readEntries(adapter, 'v/')). Each beside raw better-sqlite3 doing the same
-// writes and reads with the same pragmas, in the same run, on schema 3's layout: one index of
-// ids, which minca's two (schema 4) replace. And the memory a node over SQLite keeps after
+// writes and reads (in WAL, synchronous NORMAL), in the same run, on schema 3's layout: one
+// index of ids, which minca's two (schema 4) replace. And the memory a node over SQLite keeps after
 // writing large records, beside the bytes it wrote.
 import * as crypto from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

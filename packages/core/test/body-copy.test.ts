@@ -81,10 +81,9 @@ describe('copyBody', () => {
 
   it('orders keys as the encoding does, integer-like ones first as JavaScript lists them', () => {
     const value: BodyValue = { z: 1, é: 2, aa: 3, '10': 4, '': 5, '2': 6, '😀': 7, b: 8 };
-    expect(Object.keys(copyBody(value))).toEqual(['2', '10', '', 'b', 'z', 'aa', 'é', '😀']);
-    expect(Object.keys(decodeBody(encodeCbor(value)) as object)).toEqual(
-      Object.keys(copyBody(value)),
-    );
+    const keys = (v: BodyValue) => Object.keys(v as object);
+    expect(keys(copyBody(value))).toEqual(['2', '10', '', 'b', 'z', 'aa', 'é', '😀']);
+    expect(keys(decodeBody(encodeCbor(value)))).toEqual(keys(copyBody(value)));
   });
 
   it('answers -0 as 0 and a Buffer as a plain Uint8Array of its own', () => {

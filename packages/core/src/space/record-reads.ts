@@ -107,9 +107,10 @@ export function recordOf(
 
 /**
  * Records just written (`writes`, made as `sealed`), as they stand now: with the bodies as
- * written (copied as a reader decodes them), unless another version won meanwhile (one taken in from a peer), when the
- * record is read. A record under a fresh id is the one version just written: nobody else knows
- * its id yet. A version a later one of the same write superseded is answered as it was written.
+ * written (copied as a reader decodes them), unless another version won meanwhile (one taken in
+ * from a peer), when the record is read. A record under a fresh id is the one version just
+ * written: nobody else knows its id yet. A version a later one of the same write superseded is
+ * answered as it was written.
  */
 export async function writtenRecords(
   space: RecordSource,
