@@ -18,19 +18,20 @@ import {
 /**
  * The raw side's statements on `minca_versions` (spec 05 §5.7): a version is found by its id's
  * first 11 hex digits as an integer (`idPrefix`) among the recent and the settled ids, then its
- * whole id; a put deletes any row of that id, then inserts the row and its recent id. (The raw
- * side never moves recent ids: its writes are too few.)
+ * whole id; a put deletes a row of that id found among the recent ids, then inserts the row and
+ * its recent id. (The raw side never moves recent ids: its writes are too few.)
  */
-const BY_PREFIX = `n IN (SELECT n FROM minca_recent_ids WHERE store = ? AND prefix = ?
-  UNION ALL SELECT n FROM minca_version_ids WHERE store = ? AND prefix = ?) AND id = ?`;
 export const RAW_VERSIONS = {
-  get: `SELECT body FROM minca_versions WHERE ${BY_PREFIX}`,
-  delete: `DELETE FROM minca_versions WHERE ${BY_PREFIX}`,
+  get: `SELECT body FROM minca_versions WHERE n IN (
+    SELECT n FROM minca_recent_ids WHERE store = ? AND prefix = ?
+    UNION ALL SELECT n FROM minca_version_ids WHERE store = ? AND prefix = ?) AND id = ?`,
+  delete: `DELETE FROM minca_versions
+    WHERE n IN (SELECT n FROM minca_recent_ids WHERE store = ? AND prefix = ?) AND id = ?`,
   insert: 'INSERT INTO minca_versions (store, prefix, id, body) VALUES (?, ?, ?, ?)',
   addRecent: 'INSERT INTO minca_recent_ids (store, prefix, n) VALUES (?, ?, last_insert_rowid())',
 } as const;
 
-/** The parameters of {@link RAW_VERSIONS}' `get` and `delete` for version `id` of `store`. */
+/** The parameters of {@link RAW_VERSIONS}' `get` for version `id` of `store`. */
 export function rawVersionKey(store: number, id: string): [number, number, number, number, string] {
   const prefix = idPrefix(id);
   return [store, prefix, store, prefix, id];

@@ -51,7 +51,7 @@ export async function rawConn(file: string): Promise<Conn> {
   );
   const write = db.transaction((commit: Commit) => {
     for (const [id, body] of commit.versions) {
-      deleteBody.run(...rawVersionKey(store, id));
+      deleteBody.run(store, idPrefix(id), id);
       insertBody.run(store, idPrefix(id), id, body);
       addRecent.run(store, idPrefix(id));
     }

@@ -133,7 +133,7 @@ function rawOver(db: Oo1Db, own: boolean): Conn {
       db.exec('BEGIN');
       try {
         for (const [id, body] of commit.versions) {
-          bound(deleteBody, rawVersionKey(store, id)).step();
+          bound(deleteBody, [store, idPrefix(id), id]).step();
           bound(insertBody, [store, idPrefix(id), id, body]).step();
           bound(addRecent, [store, idPrefix(id)]).step();
         }
