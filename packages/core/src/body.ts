@@ -3,7 +3,7 @@
  * everywhere. Checked before a body is written and after one is read.
  */
 import { utf8 } from './bytes.js';
-import { isAscii } from './cbor-fast.js';
+import { byEncoding, isAscii } from './cbor-fast.js';
 import { MincaError } from './errors.js';
 
 /** A record body value. */
@@ -93,8 +93,8 @@ export function assertBody(value: unknown, path = 'body', depth = 0): asserts va
  * RFC 8949's order of text keys by their encodings: fewer UTF-8 bytes first, then bytewise
  * (ASCII's bytes are its characters, so it is compared as it is).
  */
-function byEncoding(a: string, b: string): number {
-  if (isAscii(a) && isAscii(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+function keyOrder(a: string, b: string): number {
+  if (isAscii(a) && isAscii(b)) return byEncoding(a, b);
   const x = utf8(a);
   const y = utf8(b);
   if (x.length !== y.length) return x.length - y.length;
@@ -115,7 +115,7 @@ export function copyBody(value: BodyValue): BodyValue {
   if (value instanceof Uint8Array) return new Uint8Array(value);
   if (Array.isArray(value)) return value.map((item) => copyBody(item));
   const keys = Object.keys(value);
-  if (keys.length > 1) keys.sort(byEncoding);
+  if (keys.length > 1) keys.sort(keyOrder);
   const out: { [key: string]: BodyValue } = {};
   for (const key of keys) out[key] = copyBody(value[key]!);
   return out;

@@ -22,7 +22,8 @@ export function isAscii(s: string): boolean {
 const GIVE_UP = Symbol('give up');
 
 /** Orders keys as RFC 8949 orders their encodings: ASCII text by length, then by character. */
-const byEncoding = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+export const byEncoding = (a: string, b: string) =>
+  a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Sorts keys by {@link byEncoding}: a few by insertion, in place, since `Array.prototype.sort`
