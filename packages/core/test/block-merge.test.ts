@@ -4,7 +4,7 @@
 // landed in as the same object, but one a full tail joined.
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
-import { type Block, mergeInto, TAIL_BLOCK_SIZE } from '../src/negentropy/block.js';
+import { type Block, mergeInto, SMALL_WRITE, TAIL_BLOCK_SIZE } from '../src/negentropy/block.js';
 import { ItemBuffer } from '../src/negentropy/item-buffer.js';
 
 type Item = [number, Uint8Array];
@@ -74,7 +74,7 @@ describe('mergeInto', () => {
         // Where the write's items fall: 0 below every item; 1 after all, fewer than a tail's;
         // 2 on items held already; else anywhere, a few, or (4) a run of up to three blocks.
         const shape = next(6);
-        const many = 1 + next(shape === 4 ? 3 * size : shape === 1 ? TAIL_BLOCK_SIZE - 1 : 4);
+        const many = 1 + next(shape === 4 ? 3 * size : shape === 1 ? SMALL_WRITE - 1 : 4);
         for (let j = 0; j < many; j++) {
           if (shape === 0) add.push([next(5), idOf(counter++)]);
           else if (shape === 1) add.push([(last += 1 + next(3)), idOf(counter++)]);
@@ -107,10 +107,10 @@ describe('mergeInto', () => {
             return inside && beforeNext;
           });
           if (landed || kept.has(blocks[k]!)) continue;
-          // Else it was joined by the full tail after it, which the items followed: one block
-          // now starts with its items and the tail's.
+          // Else it was joined by the block of small writes after it, which the items followed:
+          // one block now starts with its items and that block's.
           const next = blocks[k + 1]!;
-          expect(next.n, `block ${k}`).toBeLessThanOrEqual(TAIL_BLOCK_SIZE);
+          expect(next.n, `block ${k}`).toBeLessThan(SMALL_WRITE);
           const first = `${blocks[k]!.lo[0]}/${toHex(blocks[k]!.ids.subarray(0, 32))}`;
           const join = out.find((b) => flat([b])[0] === first);
           expect(join?.n, `block ${k}`).toBe(blocks[k]!.n + next.n);

@@ -6,7 +6,7 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { CollectionSet, STORE_BLOCK_SIZE } from '../src/collection-set.js';
-import { CHUNK, TAIL_BLOCK_SIZE } from '../src/negentropy/block.js';
+import { CHUNK, SMALL_WRITE, TAIL_BLOCK_SIZE } from '../src/negentropy/block.js';
 import { ItemBuffer } from '../src/negentropy/item-buffer.js';
 import { limbsOf, prefixSums } from '../src/negentropy/limbs.js';
 import { type NegentropySnapshot, snapshotItems } from '../src/negentropy/set.js';
@@ -111,11 +111,31 @@ describe('a collection set taking items after its last', () => {
     // A message's worth at once still appends up to the set's size.
     const last = set.blocks.at(-1)!.n;
     const run = Array.from(
-      { length: 2 * TAIL_BLOCK_SIZE },
+      { length: SMALL_WRITE },
       (_, i) => [10_000 + i, randomBytes(32)] as [number, Uint8Array],
     );
     set.apply(set.plan(itemsOf(run))!);
-    expect(set.blocks.at(-1)!.n).toBe(last + 2 * TAIL_BLOCK_SIZE);
-    expect(checked(set)).toHaveLength(puts + 2 * TAIL_BLOCK_SIZE);
+    expect(set.blocks.at(-1)!.n).toBe(last + SMALL_WRITE);
+    expect(checked(set)).toHaveLength(puts + SMALL_WRITE);
+  });
+
+  it('gives a few more than a tail’s items a block of their own, which the next small write joins to the one before', () => {
+    const set = CollectionSet.of('app.post', itemsOf([[1, randomBytes(32)]]));
+    for (let t = 2; t <= STORE_BLOCK_SIZE / 2; t++)
+      set.apply(set.plan(itemsOf([[t, randomBytes(32)]]))!);
+    const few = SMALL_WRITE - 1;
+    const plan = set.plan(
+      itemsOf(
+        Array.from({ length: few }, (_, i) => [1_000 + i, randomBytes(32)] as [number, Uint8Array]),
+      ),
+    )!;
+    // Its own block's page, after the tail joined to the block before it: no page of the set's
+    // size with the few appended.
+    expect(plan.puts.at(-1)![1].length).toBe(40 * few);
+    set.apply(plan);
+    expect(set.blocks.map((b) => b.n)).toEqual([STORE_BLOCK_SIZE / 2, few]);
+    set.apply(set.plan(itemsOf([[5_000, randomBytes(32)]]))!);
+    expect(set.blocks.map((b) => b.n)).toEqual([STORE_BLOCK_SIZE / 2 + few, 1]);
+    expect(checked(set)).toHaveLength(STORE_BLOCK_SIZE / 2 + few + 1);
   });
 });
