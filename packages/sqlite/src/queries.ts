@@ -26,14 +26,14 @@ function rangeSql(columns: string) {
 }
 
 /**
- * The bytes of a store's entries and of its versions' bodies, those `versions` chooses.
+ * The bytes of a store's entries and of its versions' bodies (`bodies`, from `VersionRows`).
  * length() of a BLOB reads its size from the record header, not its overflow pages.
  */
-function sizeSql(versions: string): string {
+function sizeSql(bodies: string): string {
   return `SELECT
       (SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0)
          FROM minca_entries WHERE store = ?)
-    + (SELECT coalesce(sum(length(body)), 0) FROM minca_versions WHERE ${versions}) AS bytes`;
+    + ${bodies} AS bytes`;
 }
 
 /** Every statement's SQL, by what it does (exported for query-plan tests). */
@@ -123,7 +123,7 @@ export class Queries {
     this.#count = rangeStatements(db, SQL.count);
     this.#entries = rangeStatements(db, SQL.entries);
     this.versions = versionRows(db, schema);
-    this.#size = db.prepare(sizeSql(this.versions.ofStore.sql));
+    this.#size = db.prepare(sizeSql(this.versions.bodyBytes.sql));
     this.#unnamedFiles = db.prepare(SQL.unnamedFiles);
     this.#begin = db.prepare(SQL.begin);
     this.#release = db.prepare(SQL.release);
@@ -204,7 +204,7 @@ export class Queries {
 
   /** Bytes of the store's keys (UTF-8), values and version bodies. */
   size(store: number): number {
-    const params = [store, ...this.versions.ofStore.params(store)];
+    const params = [store, ...this.versions.bodyBytes.params(store)];
     return readCount(getRow(this.#size, ...params)?.bytes, 'the size of a store');
   }
 }

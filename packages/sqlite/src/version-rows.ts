@@ -66,6 +66,13 @@ export const VERSION_SQL = {
     CROSS JOIN minca_versions AS a ON a.n = r.n
     CROSS JOIN minca_versions AS b ON b.n = s.n
     WHERE b.id = a.id`,
+  // The bytes of a store's settled rows of an id put again since: counted once, not twice.
+  replacedBytes: `SELECT coalesce(sum(length(b.body)), 0)
+    FROM minca_recent_ids AS r CROSS JOIN minca_version_ids AS s
+      ON s.store = r.store AND s.prefix = r.prefix
+    CROSS JOIN minca_versions AS a ON a.n = r.n
+    CROSS JOIN minca_versions AS b ON b.n = s.n
+    WHERE r.store = ? AND b.id = a.id`,
   // The recent ids come out in their primary key's order: the settled index is written in order.
   settle: `INSERT INTO minca_version_ids (store, prefix, n)
     SELECT store, prefix, n FROM minca_recent_ids ORDER BY store, prefix, n`,
@@ -92,9 +99,16 @@ export interface VersionRows {
   delete(store: number, id: string): void;
   /** After versions were put, in the same transaction: moves recent ids once enough gathered. */
   settle(): void;
-  /** The SQL choosing a store's rows of `minca_versions`, and its parameters for `store`. */
-  readonly ofStore: { sql: string; params: (store: number) => number[] };
+  /**
+   * The SQL of the bytes of a store's version bodies, each version once (a settled body put
+   * again has two rows until the recent ids move), and its parameters for `store`.
+   */
+  readonly bodyBytes: { sql: string; params: (store: number) => number[] };
 }
+
+/** The bytes of the bodies of the rows `ofStore` chooses. length() reads a BLOB's header only. */
+const bodyBytesSql = (ofStore: string) =>
+  `(SELECT coalesce(sum(length(body)), 0) FROM minca_versions WHERE ${ofStore})`;
 
 /** The version rows of a database holding `schema` (4, or an older one opened read-only). */
 export function versionRows(db: SqliteDatabase, schema: number): VersionRows {
@@ -112,7 +126,7 @@ export function versionRows(db: SqliteDatabase, schema: number): VersionRows {
     put: readOnly,
     delete: readOnly,
     settle: () => {},
-    ofStore: { sql: sql.ofStore, params: (store) => [store] },
+    bodyBytes: { sql: bodyBytesSql(sql.ofStore), params: (store) => [store] },
   };
 }
 
@@ -136,7 +150,10 @@ class TwoLevelRows implements VersionRows {
   readonly #settle: SqliteStatement;
   readonly #clearRecent: SqliteStatement;
   readonly #markSettled: SqliteStatement;
-  readonly ofStore = { sql: VERSION_SQL.ofStore, params: (store: number) => [store, store] };
+  readonly bodyBytes = {
+    sql: `${bodyBytesSql(VERSION_SQL.ofStore)} - (${VERSION_SQL.replacedBytes})`,
+    params: (store: number) => [store, store, store],
+  };
 
   constructor(db: SqliteDatabase) {
     this.#get = db.prepare(VERSION_SQL.get);

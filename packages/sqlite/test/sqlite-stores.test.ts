@@ -207,6 +207,13 @@ describe('sqliteStores', () => {
     }
     // Settling reads the recent ids in the settled index's order: no sort.
     expect(planOf(db, VERSION_SQL.settle).join('; ')).not.toMatch(/TEMP B-TREE/);
+    // A store's size reads its recent ids, and for each a search of the settled ones.
+    expect(planOf(db, VERSION_SQL.replacedBytes, 1)).toEqual([
+      'SEARCH r USING PRIMARY KEY (store=?)',
+      'SEARCH s USING PRIMARY KEY (store=? AND prefix=?)',
+      'SEARCH a USING INTEGER PRIMARY KEY (rowid=?)',
+      'SEARCH b USING INTEGER PRIMARY KEY (rowid=?)',
+    ]);
   });
 
   it('finds the files nothing names in one statement that reads only through the primary key', () => {

@@ -81,6 +81,8 @@ describe('version ids, recent and settled', () => {
     // 5 and 6 were settled: their old rows stay until the recent ids move, read past (newer
     // rows first). 8600 and 8601 were recent: replaced at once.
     expect(state()).toMatchObject({ rows: 8998, recent: 500, settled: 8498, astray: 0 });
+    // Each version counts once in the store's size, the old rows of 5 and 6 not at all.
+    expect(await stores.size('spaces/a')).toBe(8996 * 40);
     for (const n of [5, 6, 8600, 8601]) expect(await a.getVersion(ID(n))).toEqual(body(n, 1));
     for (const n of [12, 13, 8700, 8701]) expect(await a.getVersion(ID(n))).toBeUndefined();
     // Their twins stay.
@@ -91,6 +93,7 @@ describe('version ids, recent and settled', () => {
     await a.deleteVersion(ID(20));
     expect(await a.getVersion(ID(20))).toBeUndefined();
     expect(state()).toMatchObject({ rows: 8997, recent: 500, settled: 8497, astray: 0 });
+    expect(await stores.size('spaces/a')).toBe(8995 * 40);
     // Once the recent ids move, the old rows of 5 and 6 are gone: one row per version.
     await putRange(a, 9000, 17000);
     expect(state()).toMatchObject({ rows: 16995, recent: 0, settled: 16995, astray: 0 });
