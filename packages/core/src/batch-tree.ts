@@ -6,25 +6,36 @@
 import { equalBytes } from './bytes.js';
 import { sha256 } from './primitives.js';
 
+/** Where a hash's input is put together: one buffer, kept, since each hash reads it at once. */
+let input = new Uint8Array(512);
+
+/** `input` with room for `length` bytes. */
+function inputOf(length: number): Uint8Array {
+  if (input.length < length) input = new Uint8Array(Math.max(length, 2 * input.length));
+  return input;
+}
+
 /**
  * The leaf of a version: SHA-256(0x00 ‖ what its signature would cover), given whole or as
  * `context ‖ signed`.
  */
 export function leafHash(signed: Uint8Array, context?: Uint8Array): Uint8Array {
   const at = 1 + (context?.length ?? 0);
-  const input = new Uint8Array(at + signed.length);
-  if (context) input.set(context, 1);
-  input.set(signed, at);
-  return sha256(input);
+  const bytes = inputOf(at + signed.length);
+  bytes[0] = 0;
+  if (context) bytes.set(context, 1);
+  bytes.set(signed, at);
+  return sha256(bytes.subarray(0, at + signed.length));
 }
 
 /** SHA-256(0x01 ‖ left ‖ right). */
 function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const input = new Uint8Array(1 + left.length + right.length);
-  input[0] = 1;
-  input.set(left, 1);
-  input.set(right, 1 + left.length);
-  return sha256(input);
+  const length = 1 + left.length + right.length;
+  const bytes = inputOf(length);
+  bytes[0] = 1;
+  bytes.set(left, 1);
+  bytes.set(right, 1 + left.length);
+  return sha256(bytes.subarray(0, length));
 }
 
 /** The largest power of two below `n` (n ≥ 2). */

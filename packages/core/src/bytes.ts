@@ -108,7 +108,12 @@ const nibble = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102
  */
 export function fromHex(hex: string): Uint8Array {
   if (typeof hex !== 'string' || hex.length % 2 !== 0) malformedHex();
-  const out = new Uint8Array(hex.length / 2);
+  return fromHexInto(hex, new Uint8Array(hex.length / 2));
+}
+
+/** {@link fromHex} into `out`, which is as long as `hex` says, for a lookup's scratch bytes. */
+export function fromHexInto(hex: string, out: Uint8Array): Uint8Array {
+  if (typeof hex !== 'string' || hex.length !== 2 * out.length) malformedHex();
   for (let i = 0; i < out.length; i++) {
     const high = nibble(hex.charCodeAt(2 * i));
     const low = nibble(hex.charCodeAt(2 * i + 1));

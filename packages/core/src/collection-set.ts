@@ -5,7 +5,7 @@
  * blocks, and only those, are the pages the same write puts in the store (set-pages.ts), so
  * the set in memory and the pages stored are the same blocks.
  */
-import { fromHex, toHex } from './bytes.js';
+import { fromHexInto, toHex } from './bytes.js';
 import { IdTable } from './id-table.js';
 import { type Block, mergeInto, totalAt } from './negentropy/block.js';
 import { BlockItems } from './negentropy/block-items.js';
@@ -13,6 +13,9 @@ import { addLimbs } from './negentropy/limbs.js';
 import { NegentropySnapshot } from './negentropy/set.js';
 import { compareItems, type PackedItems } from './negentropy/sort.js';
 import { encodePage, pageKey } from './set-pages.js';
+
+/** An id being looked up ({@link CollectionSet.hasId}): one lookup at a time, start to end. */
+const LOOKUP = new Uint8Array(32);
 
 /** Items per block: a write rewrites one page of at most this many (20 KiB). */
 export const STORE_BLOCK_SIZE = 512;
@@ -139,10 +142,13 @@ export class CollectionSet {
 
   /** Whether version `id` (64 hex) is held. */
   hasId(id: string): boolean {
-    if (this.#count === 0) return false;
-    const bytes = fromHex(id);
-    return this.#table().candidates(bytes, (hi, lo) => this.#has(hi, lo, bytes, 0));
+    if (this.#count === 0 || id.length !== 64) return false;
+    // Decoded into scratch bytes: the intake asks this of every version, several times.
+    return this.#table().candidates(fromHexInto(id, LOOKUP), this.#hasLookup);
   }
+
+  /** Whether the set holds the id in {@link LOOKUP} at timestamp (hi, lo). */
+  readonly #hasLookup = (hi: number, lo: number) => this.#has(hi, lo, LOOKUP, 0);
 
   #table(): IdTable {
     if (!this.#ids) {

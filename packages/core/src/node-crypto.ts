@@ -86,8 +86,14 @@ export interface NodeCryptoModule {
 /** `crypto.hash` (Node 20.12+, 21.7+): one call, no hash object. */
 type OneShotHash = (algorithm: 'sha256', data: Uint8Array, encoding: 'buffer') => Uint8Array;
 
-/** A Node Buffer's bytes copied into a plain Uint8Array of their own (a Buffer may share a pool). */
-const plain = (bytes: Uint8Array) => new Uint8Array(bytes);
+/**
+ * A Node Buffer's bytes as a plain Uint8Array of their own: a view when the Buffer has its
+ * memory to itself (a hash's does), else a copy, since a Buffer may share a pool.
+ */
+const plain = (bytes: Uint8Array) =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? new Uint8Array(bytes.buffer)
+    : new Uint8Array(bytes);
 
 function aead(crypto: NodeCryptoModule): PlatformAead {
   const options = { authTagLength: 16 } as const;

@@ -6,7 +6,7 @@
  */
 import { base32nopad } from '@scure/base';
 import { type BatchLeaf, rootsOf } from './batch-tree.js';
-import { latin1, toHex } from './bytes.js';
+import { equalBytes, latin1, toHex } from './bytes.js';
 import { type BatchProof, type ParsedEnvelope, parseEnvelope } from './envelope.js';
 import { MincaError } from './errors.js';
 import { hashId, RECORD_ID } from './ids.js';
@@ -27,14 +27,20 @@ import {
  */
 class NameCache {
   readonly #names = new Map<string, string>();
+  /** The bytes last named (a copy: a view would keep a whole message alive) and their name. */
+  #last: { bytes: Uint8Array; name: string } | undefined;
   constructor(readonly make: (bytes: Uint8Array) => string) {}
   of(bytes: Uint8Array): string {
+    // A message's versions are mostly of one space and author: compared, not made a key.
+    const last = this.#last;
+    if (last && equalBytes(bytes, last.bytes)) return last.name;
     const key = latin1(bytes);
     let name = this.#names.get(key);
     if (name === undefined) {
       if (this.#names.size >= 4096) this.#names.clear();
       this.#names.set(key, (name = this.make(bytes)));
     }
+    this.#last = { bytes: bytes.slice(), name };
     return name;
   }
 }
@@ -100,6 +106,22 @@ const proofs = new WeakMap<Version, Pick<ParsedEnvelope, 'author' | 'proofStart'
 const roots = new Map<string, Promise<boolean>>();
 const MAX_ROOTS = 4096;
 
+/** The versions of one batch signature among those being checked. */
+interface Batch {
+  author: Uint8Array;
+  proof: BatchProof;
+  leaves: BatchLeaf[];
+}
+
+/** Whether `author`'s batch proof `proof` is of `batch`: same author, signature and size. */
+function sameBatch(batch: Batch, author: Uint8Array, proof: BatchProof): boolean {
+  return (
+    batch.proof.size === proof.size &&
+    equalBytes(batch.proof.signature, proof.signature) &&
+    equalBytes(batch.author, author)
+  );
+}
+
 /** Checks the author's signature of a decoded version; `invalid_version` when it fails. */
 export function verifyVersion(version: Version): Promise<void> {
   return verifyVersions([version]);
@@ -112,7 +134,8 @@ export function verifyVersion(version: Version): Promise<void> {
  */
 export async function verifyVersions(versions: readonly Version[]): Promise<void> {
   const single: Array<[author: Uint8Array, message: Uint8Array, signature: Uint8Array]> = [];
-  const batches = new Map<string, { author: Uint8Array; proof: BatchProof; leaves: BatchLeaf[] }>();
+  const batches = new Map<string, Batch>();
+  let last: Batch | undefined;
   for (const version of versions) {
     const e = proofs.get(version) ?? parse(version.bytes);
     const signed = version.bytes.subarray(0, e.proofStart);
@@ -121,10 +144,16 @@ export async function verifyVersions(versions: readonly Version[]): Promise<void
       continue;
     }
     const { signature, size, index, path } = e.proof;
-    const key = latin1(e.author) + latin1(signature) + size;
-    let batch = batches.get(key);
-    if (!batch) batches.set(key, (batch = { author: e.author, proof: e.proof, leaves: [] }));
+    // A batch's versions come one after another: the one before's batch, if it is this one,
+    // is found without making a key of each version's signature.
+    let batch = last && sameBatch(last, e.author, e.proof) ? last : undefined;
+    if (!batch) {
+      const key = latin1(e.author) + latin1(signature) + size;
+      batch = batches.get(key);
+      if (!batch) batches.set(key, (batch = { author: e.author, proof: e.proof, leaves: [] }));
+    }
     batch.leaves.push({ leaf: leafOf(signed), index, path });
+    last = batch;
   }
   // Every path is followed before any check starts: a bad one throws with nothing left running.
   const batchChecks: Array<[author: Uint8Array, proof: BatchProof, root: Uint8Array]> = [];

@@ -162,4 +162,31 @@ describe('verifyVersions over a batch', () => {
       }
     }
   });
+
+  it('checks versions of several batches however they come mixed, each against its own signature', async () => {
+    const batch = async (signer: SigningKey) => {
+      const made = await createVersions(
+        Array.from({ length: 8 }, (_, i) => draft({ body: { i } })),
+        spaceKey,
+        signer,
+        { perSignature: 8 },
+      );
+      return made.map((v) => v.bytes);
+    };
+    const [a, b, c] = [await batch(key), await batch(key), await batch(SigningKey.generate())];
+    const mixed = () =>
+      range(0, 8).flatMap((i) => [a[i]!, b[i]!, c[i]!].map((x) => decodeVersion(x.slice())));
+    await verifyVersions(mixed());
+    // One of a's versions with b's signature (same author and size): refused wherever it
+    // stands, after a version of b, of a or of c.
+    const items = decodeStrict(a[3]!) as unknown[];
+    const [, n, i, path] = items[9] as [Uint8Array, number, number, Uint8Array[]];
+    const bSignature = (decodeStrict(b[3]!) as unknown[][])[9]![0] as Uint8Array;
+    const bad = encodeCbor([...items.slice(0, 9), [bSignature, n, i, path]]);
+    for (const at of [0, 4, 8, 9, 23]) {
+      const versions = mixed();
+      versions[at] = decodeVersion(bad);
+      expect(await errorCode(() => verifyVersions(versions))).toBe('invalid_version');
+    }
+  });
 });
