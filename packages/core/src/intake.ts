@@ -115,9 +115,9 @@ export async function admit(
   );
   const taken: Version[] = [];
   while (pending.length > 0) {
-    const ready: Version[] = [];
-    const later: Version[] = [];
-    for (const v of pending) ((await space.mayTakeIn(v)) ? ready : later).push(v);
+    const allowed = await space.mayTakeIn(pending);
+    const ready = pending.filter((_, i) => allowed[i]);
+    const later = pending.filter((_, i) => !allowed[i]);
     if (ready.length === 0) break;
     const reason = await space.refusal(from, ready);
     if (reason !== undefined)

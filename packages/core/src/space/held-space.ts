@@ -56,8 +56,8 @@ export class HeldSpace implements SpaceView {
   readonly keys: readonly Uint8Array[] = [];
 
   /** Without `sys.member` readable, every verified version of the space may be kept. */
-  async mayTakeIn(): Promise<boolean> {
-    return true;
+  async mayTakeIn(versions: readonly Version[]): Promise<boolean[]> {
+    return versions.map(() => true);
   }
 
   /**

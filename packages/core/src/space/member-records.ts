@@ -67,7 +67,7 @@ export async function accept(space: OpenSpace, inviteKey: SigningKey): Promise<R
   await space.serialized(async () => {
     const body = { invite, did: account, proof, ...(chain.length > 0 ? { chain } : {}) };
     const version = await space.seal(ACCEPT_COLLECTION, acceptRecordId(invite, account), body);
-    if (!(await space.mayTakeIn(version)))
+    if (!(await space.mayTakeIn([version]))[0])
       throw new MincaError(
         'not_authorized',
         'the invite is not offered in this space, or was withdrawn',

@@ -70,6 +70,17 @@ export class Membership {
   }
 
   /**
+   * {@link admits} of each version, in order: those whose author may write are answered
+   * without a turn each, so a message of versions costs no promise per version.
+   */
+  async admitsEach(versions: readonly Version[]): Promise<boolean[]> {
+    const out: boolean[] = [];
+    for (const v of versions)
+      out.push(this.mayWrite(v.author, v.timestamp) || (await this.admits(v)));
+    return out;
+  }
+
+  /**
    * Whether a verified version from outside may be kept now: its writer's account may write at
    * its time, or it is a valid acceptance (which is what gives a role), or a writer's own
    * record tying it to an account with a role.

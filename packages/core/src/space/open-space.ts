@@ -184,8 +184,8 @@ export class OpenSpace implements SpaceView, MemberView {
    * Whether a version from outside may be kept: its writer may write at its time, or it is a
    * valid acceptance of an invite, or a writer's own record (what gives or shows a role).
    */
-  async mayTakeIn(version: Version): Promise<boolean> {
-    return (await this.membership()).admits(version);
+  async mayTakeIn(versions: readonly Version[]): Promise<boolean[]> {
+    return (await this.membership()).admitsEach(versions);
   }
 
   /** A member refuses nothing its rules admit: only holders have limits. */

@@ -27,8 +27,11 @@ export interface SpaceView {
    * for it every author may: what it took in was checked when it came.
    */
   mayWrite(author: string): Promise<boolean>;
-  /** Whether a verified version from outside may be kept, by what the space holds now. */
-  mayTakeIn(version: Version): Promise<boolean>;
+  /**
+   * Whether each verified version from outside may be kept, by what the space holds now: one
+   * answer per version, in order (asked once for a message's versions, not once each).
+   */
+  mayTakeIn(versions: readonly Version[]): Promise<boolean[]>;
   /** A reason to refuse new versions from `from` (a holder over its limits), or `undefined`. */
   refusal(from: VersionSource, versions: readonly Version[]): Promise<string | undefined>;
   /**
