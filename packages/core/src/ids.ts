@@ -2,7 +2,7 @@
  * Ids: version ids are SHA-256 of a version's encoding; space ids are random, record ids the
  * time and random bits.
  */
-import { flatString } from './bytes.js';
+import { latin1 } from './bytes.js';
 import { sha256 } from './primitives.js';
 import { pooledRandom } from './random.js';
 
@@ -63,19 +63,22 @@ function increment(bytes: Uint8Array, from: number): boolean {
 
 /** `bytes` as base32 (5 bits a character, the last one's low bits zero) in `alphabet`. */
 function base32(bytes: Uint8Array, alphabet: string): string {
-  let out = '';
+  // Character codes gathered, then one flat string: a string grown a character at a time left
+  // a chain of pieces behind each id (over a kilobyte a put).
+  const codes = new Uint8Array(Math.ceil((8 * bytes.length) / 5));
+  let n = 0;
   let bits = 0;
   let value = 0;
   for (const byte of bytes) {
-    value = (value << 8) | byte;
+    value = ((value << 8) | byte) & 0xfff;
     bits += 8;
     while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
+      codes[n++] = alphabet.charCodeAt((value >>> (bits - 5)) & 31);
       bits -= 5;
     }
   }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return flatString(out);
+  if (bits > 0) codes[n++] = alphabet.charCodeAt((value << (5 - bits)) & 31);
+  return latin1(codes);
 }
 
 /** RFC 4648 base32, lowercase, no padding. */
