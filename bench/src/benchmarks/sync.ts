@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ChildNode, type ChildStatus, untilLevel } from '@minca/integration-tests/child-node';
 import { allCores } from '../ed25519-limits.js';
-import type { Benchmark, Figure } from '../harness.js';
+import { type Benchmark, type Figure, median } from '../harness.js';
 
 // MINCA_BENCH_SYNC_RECORDS makes a quicker run; the figure of record is 100,000.
 const RECORDS = Number(process.env.MINCA_BENCH_SYNC_RECORDS ?? 100_000);
@@ -25,6 +25,10 @@ const PER_SIGNATURE = Number(process.env.MINCA_BENCH_SYNC_PER_SIGNATURE ?? 64);
 const ONLY = process.env.MINCA_BENCH_SYNC_ONLY;
 // MINCA_BENCH_SYNC_PROFILE=<dir> writes a CPU profile of each minca process there (node --cpu-prof).
 const PROFILE = process.env.MINCA_BENCH_SYNC_PROFILE;
+// Runs of each sync (MINCA_BENCH_SYNC_RUNS, 3 unless profiling): its figures are their medians.
+// This machine's speed drifts by a third within minutes, so one run says little, and the verify
+// rate each run is set against is measured just before it.
+const RUNS = Number(process.env.MINCA_BENCH_SYNC_RUNS ?? (PROFILE ? 1 : 3));
 
 /**
  * V8 flags of a joining client whose heap is held as a memory-constrained app would hold it.
@@ -191,46 +195,82 @@ const newDatabase = () => {
 
 const MiB = (kib: number) => kib / 1024;
 const cores = availableParallelism();
-const perRecord = (run: MincaRun) => (run.server.sent + run.client.sent) / RECORDS;
 const records = RECORDS.toLocaleString('en-US');
 
-/** The figures of one minca run, named with `label`. */
-function mincaFigures(label: string, run: MincaRun, verifyRate: number): Figure[] {
-  const rate = (RECORDS / run.ms) * 1000;
-  const rss = MiB(run.client.maxRssKiB);
+/** Runs of one sync, each with the verify rate on all cores measured just before it. */
+interface Runs {
+  runs: MincaRun[];
+  verifyRates: number[];
+}
+
+/** {@link mincaSync} {@link RUNS} times, the verify rate on all cores measured before each. */
+async function mincaSyncs(perSignature: number, resync: boolean, clientHeap?: string[]) {
+  const out: Runs = { runs: [], verifyRates: [] };
+  for (let i = 0; i < RUNS; i++) {
+    out.verifyRates.push((await allCores('verify', 50_000)).rate);
+    out.runs.push(await mincaSync(perSignature, resync, clientHeap));
+  }
+  return out;
+}
+
+/** The median of `values`, and their range when there are several. */
+function medianOf(values: readonly number[]) {
+  const range = `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+  return { value: median(values), range: values.length > 1 ? `; runs ${range}` : '' };
+}
+
+/** The figures of a minca sync, medians of its runs, named with `label`. */
+function mincaFigures(label: string, { runs, verifyRates }: Runs): Figure[] {
+  const rates = runs.map((run) => (RECORDS / run.ms) * 1000);
+  const rate = median(rates);
+  const ofVerify = medianOf(rates.map((r, i) => r / verifyRates[i]!));
+  const seconds = median(runs.map((run) => run.ms / 1000));
+  const cpu = {
+    server: median(runs.map((run) => run.cpu.server)),
+    client: median(runs.map((run) => run.cpu.client)),
+  };
+  const sent = median(runs.map((run) => run.server.sent + run.client.sent));
+  const wrote = runs.every((run) => run.clientWrote !== undefined)
+    ? median(runs.map((run) => run.clientWrote!))
+    : undefined;
+  const starters = [...new Set(runs.map((run) => run.starter))].join(' or ');
   return [
     {
       name: `${label}: initial sync, ${records} records`,
       value: rate,
       unit: 'versions/s',
-      note: `${(run.ms / 1000).toFixed(1)} s, the ${run.starter} started; ${(rate / verifyRate).toFixed(2)}× verify on all cores (limit ≥ ${LIMIT.ofVerify}×)`,
+      note: `${seconds.toFixed(1)} s, the ${starters} started; ${ofVerify.value.toFixed(2)}× verify on all cores (limit ≥ ${LIMIT.ofVerify}×${ofVerify.range})`,
     },
     {
       name: `${label}: bytes on the wire, both ways`,
-      value: run.server.sent + run.client.sent,
+      value: sent,
       unit: 'B',
-      note: `${perRecord(run).toFixed(0)} B per record (limit ≤ ${LIMIT.bytesPerRecord}); client→server ${run.client.sent.toLocaleString('en-US')} B`,
+      note: `${(sent / RECORDS).toFixed(0)} B per record (limit ≤ ${LIMIT.bytesPerRecord}); client→server ${median(runs.map((run) => run.client.sent)).toLocaleString('en-US')} B`,
     },
     {
       name: `${label}: CPU per version, both processes`,
-      value: (run.cpu.server + run.cpu.client) / RECORDS,
+      value: (cpu.server + cpu.client) / RECORDS,
       unit: 'µs',
-      note: `server ${(run.cpu.server / RECORDS).toFixed(0)}, client ${(run.cpu.client / RECORDS).toFixed(0)} (every thread); on ${cores} cores at most ${Math.round((cores * 1e6 * RECORDS) / (run.cpu.server + run.cpu.client)).toLocaleString('en-US')} versions/s`,
+      note: `server ${(cpu.server / RECORDS).toFixed(0)}, client ${(cpu.client / RECORDS).toFixed(0)} (every thread); on ${cores} cores at most ${Math.round((cores * 1e6 * RECORDS) / (cpu.server + cpu.client)).toLocaleString('en-US')} versions/s`,
     },
-    ...(run.clientWrote === undefined
+    ...(wrote === undefined
       ? []
       : [
           {
             name: `${label}: client's writes per version`,
-            value: run.clientWrote / RECORDS,
+            value: wrote / RECORDS,
             unit: 'B',
             note: 'to its SQLite file and log (and socket), through write calls',
           },
         ]),
-    { name: `${label}: peak RSS, server`, value: MiB(run.server.maxRssKiB), unit: 'MiB' },
+    {
+      name: `${label}: peak RSS, server`,
+      value: median(runs.map((run) => MiB(run.server.maxRssKiB))),
+      unit: 'MiB',
+    },
     {
       name: `${label}: peak RSS, client`,
-      value: rss,
+      value: median(runs.map((run) => MiB(run.client.maxRssKiB))),
       unit: 'MiB',
       note: `limit ≤ ${LIMIT.clientRssMiB} MiB`,
     },
@@ -258,53 +298,60 @@ async function runAll(): Promise<Figure[]> {
       name: 'raw: verify on all cores',
       value: verify.rate,
       unit: 'signatures/s',
-      note: verify.how,
+      note: `${verify.how}; measured again before each sync run`,
     },
   ];
   if (!ONLY || ONLY === 'plain') {
-    const plain = await mincaSync(1, true);
-    figures.push(...mincaFigures('signed each', plain, verify.rate));
-    const resync = plain.resync!;
+    const plain = await mincaSyncs(1, true);
+    figures.push(...mincaFigures('signed each', plain));
+    const resyncs = plain.runs.map((run) => run.resync!);
     figures.push(
       {
         name: 're-sync after 100 new on each side',
-        value: resync.ms,
+        value: median(resyncs.map((r) => r.ms)),
         unit: 'ms',
-        note: `${resync.roundTrips} reconciliation messages from the starter`,
+        note: `${median(resyncs.map((r) => r.roundTrips))} reconciliation messages from the starter`,
       },
-      { name: 're-sync bytes, both ways', value: resync.bytes, unit: 'B' },
+      { name: 're-sync bytes, both ways', value: median(resyncs.map((r) => r.bytes)), unit: 'B' },
     );
   }
   if (!ONLY || ONLY === 'lean') {
-    const lean = await mincaSync(1, false, LEAN_HEAP);
-    figures.push(...mincaFigures('signed each, client heap capped', lean, verify.rate));
+    const lean = await mincaSyncs(1, false, LEAN_HEAP);
+    figures.push(...mincaFigures('signed each, client heap capped', lean));
   }
-  let batch: MincaRun | undefined;
+  let batch: Runs | undefined;
   if (!ONLY || ONLY === 'batch') {
-    batch = await mincaSync(PER_SIGNATURE, false);
-    figures.push(...mincaFigures(`batch-signed (${PER_SIGNATURE})`, batch, verify.rate));
+    batch = await mincaSyncs(PER_SIGNATURE, false);
+    figures.push(...mincaFigures(`batch-signed (${PER_SIGNATURE})`, batch));
   }
   if (!ONLY || ONLY === 'yjs') {
-    const yjs = await yjsSync();
+    const yjs: YjsRun[] = [];
+    for (let i = 0; i < RUNS; i++) yjs.push(await yjsSync());
+    const ms = median(yjs.map((run) => run.ms));
+    const bytes = median(yjs.map((run) => run.sent + run.received));
     figures.push(
       {
         name: `Yjs: initial sync, ${records} records`,
-        value: (RECORDS / yjs.ms) * 1000,
+        value: (RECORDS / ms) * 1000,
         unit: 'records/s',
-        note: `${(yjs.ms / 1000).toFixed(2)} s`,
+        note: `${(ms / 1000).toFixed(2)} s`,
       },
       {
         name: 'Yjs: bytes on the wire, both ways',
-        value: yjs.sent + yjs.received,
+        value: bytes,
         unit: 'B',
-        note: `${((yjs.sent + yjs.received) / RECORDS).toFixed(0)} B per record`,
+        note: `${(bytes / RECORDS).toFixed(0)} B per record`,
       },
-      { name: 'Yjs: peak RSS, client', value: MiB(yjs.maxRssKiB), unit: 'MiB' },
+      {
+        name: 'Yjs: peak RSS, client',
+        value: median(yjs.map((run) => MiB(run.maxRssKiB))),
+        unit: 'MiB',
+      },
     );
     if (batch) {
       figures.push({
         name: 'batch-signed minca / Yjs, initial sync time',
-        value: batch.ms / yjs.ms,
+        value: median(batch.runs.map((run) => run.ms)) / ms,
         unit: '×',
         note: `limit ≤ ${LIMIT.ofYjs}×`,
       });
