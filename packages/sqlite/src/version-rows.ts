@@ -41,6 +41,13 @@ const BY_PREFIX = `n IN (
     SELECT n FROM minca_recent_ids WHERE store = ? AND prefix = ?
     UNION ALL SELECT n FROM minca_version_ids WHERE store = ? AND prefix = ?)`;
 
+/** Settled rows (`s`, `b`) of an id put again since (`r`, `a`), found from the recent ids. */
+const REPLACED = `FROM minca_recent_ids AS r CROSS JOIN minca_version_ids AS s
+      ON s.store = r.store AND s.prefix = r.prefix
+    CROSS JOIN minca_versions AS a ON a.n = r.n
+    CROSS JOIN minca_versions AS b ON b.n = s.n
+    WHERE b.id = a.id`;
+
 /** The statements on versions, by schema (exported for query-plan tests). */
 export const VERSION_SQL = {
   // The newest row: a settled body put again has two until the recent ids move.
@@ -60,19 +67,9 @@ export const VERSION_SQL = {
   last: 'SELECT coalesce(max(n), 0) AS n FROM minca_versions',
   // Settled rows of an id put again since, in the recent ids' order (CROSS JOIN keeps it): the
   // settled index is read in order, once.
-  replaced: `SELECT s.store AS store, s.prefix AS prefix, s.n AS n
-    FROM minca_recent_ids AS r CROSS JOIN minca_version_ids AS s
-      ON s.store = r.store AND s.prefix = r.prefix
-    CROSS JOIN minca_versions AS a ON a.n = r.n
-    CROSS JOIN minca_versions AS b ON b.n = s.n
-    WHERE b.id = a.id`,
+  replaced: `SELECT s.store AS store, s.prefix AS prefix, s.n AS n ${REPLACED}`,
   // The bytes of a store's settled rows of an id put again since: counted once, not twice.
-  replacedBytes: `SELECT coalesce(sum(length(b.body)), 0)
-    FROM minca_recent_ids AS r CROSS JOIN minca_version_ids AS s
-      ON s.store = r.store AND s.prefix = r.prefix
-    CROSS JOIN minca_versions AS a ON a.n = r.n
-    CROSS JOIN minca_versions AS b ON b.n = s.n
-    WHERE r.store = ? AND b.id = a.id`,
+  replacedBytes: `SELECT coalesce(sum(length(b.body)), 0) ${REPLACED} AND r.store = ?`,
   // The recent ids come out in their primary key's order: the settled index is written in order.
   settle: `INSERT INTO minca_version_ids (store, prefix, n)
     SELECT store, prefix, n FROM minca_recent_ids ORDER BY store, prefix, n`,
