@@ -2,7 +2,7 @@
  * What a record body may hold: JSON's values plus byte strings, so it encodes the same way
  * everywhere. Checked before a body is written and after one is read.
  */
-import { utf8 } from './bytes.js';
+import { compareBytes, utf8 } from './bytes.js';
 import { byEncoding, isAscii } from './cbor-fast.js';
 import { MincaError } from './errors.js';
 
@@ -97,9 +97,7 @@ function keyOrder(a: string, b: string): number {
   if (isAscii(a) && isAscii(b)) return byEncoding(a, b);
   const x = utf8(a);
   const y = utf8(b);
-  if (x.length !== y.length) return x.length - y.length;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return 0;
+  return x.length - y.length || compareBytes(x, y);
 }
 
 /**

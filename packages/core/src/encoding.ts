@@ -4,7 +4,7 @@
  * Decoding bytes from outside is strict and bounded: see {@link decodeStrict}.
  */
 import { decode, encode, rfc8949EncodeOptions } from 'cborg';
-import { encodeFast, isAscii } from './cbor-fast.js';
+import { byEncoding, encodeFast, isAscii } from './cbor-fast.js';
 import { MincaError } from './errors.js';
 
 /** Limits on what {@link decodeStrict} accepts. */
@@ -48,11 +48,8 @@ function mapSorter(a: KeyEntry, b: KeyEntry): number {
     typeof y.value === 'string' &&
     isAscii(x.value) &&
     isAscii(y.value)
-  ) {
-    const p = x.value;
-    const q = y.value;
-    return p.length - q.length || (p < q ? -1 : p > q ? 1 : 0);
-  }
+  )
+    return byEncoding(x.value, y.value);
   return (rfc8949EncodeOptions.mapSorter as unknown as (a: KeyEntry, b: KeyEntry) => number)(a, b);
 }
 
