@@ -30,6 +30,33 @@ export function startVerifying(versions: readonly Version[]): Promise<void> {
   return checks;
 }
 
+/**
+ * Starts opening the bodies of decoded versions under a space's `keys` (on the platform's cores
+ * where it has them), ahead of their turn: the versions whose bodies opened and decode as
+ * bodies, which {@link verifyIncoming} then does not open again. One that does not open here
+ * is opened again at its turn, under the keys the space has then. Never rejects.
+ */
+export async function startOpening(
+  versions: readonly Version[],
+  keys: readonly Uint8Array[],
+): Promise<ReadonlySet<Version>> {
+  const opened = new Set<Version>();
+  if (keys.length === 0) return opened;
+  const sealed = versions.filter((v) => v.sealedBody !== null);
+  try {
+    const bodies = await openStoredMany(
+      sealed.map((v) => v.bytes),
+      keys,
+    );
+    sealed.forEach((v, i) => {
+      if (bodies[i] !== undefined) opened.add(v);
+    });
+  } catch {
+    // Opened at their turn instead.
+  }
+  return opened;
+}
+
 /** Decodes versions not yet tied to a space here (an invite code, a ticket) and checks every signature. */
 export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Version[]> {
   const versions = decodeIncoming(frames);
@@ -42,12 +69,14 @@ export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Ver
  * signature, be of this space and, where this node has the key, open under one of its keys. The first that
  * fails throws `invalid_version`. Returns the versions not held yet; one held was checked when
  * it came (its id is the hash of its bytes). `verified`, from {@link startVerifying} on these
- * same versions, stands for their signature checks.
+ * same versions, stands for their signature checks; `opened`, from {@link startOpening} under
+ * this space's keys, for the opening of those it holds.
  */
 export async function verifyIncoming(
   space: SpaceView,
   versions: readonly Version[],
   verified?: Promise<void>,
+  opened?: ReadonlySet<Version>,
 ): Promise<Version[]> {
   const fresh = versions.filter((v) => !space.store.hasVersion(v.collection, v.id));
   await (verified ?? verifyVersions(fresh));
@@ -58,7 +87,7 @@ export async function verifyIncoming(
   if (space.keys.length === 0) return fresh;
   // Opened all together, on the platform's cores where it has them: a joining device's main
   // thread spent a seventh of its time opening each body on receipt.
-  const sealed = fresh.filter((v) => v.sealedBody !== null);
+  const sealed = fresh.filter((v) => v.sealedBody !== null && !opened?.has(v));
   const bodies = await openStoredMany(
     sealed.map((v) => v.bytes),
     space.keys,

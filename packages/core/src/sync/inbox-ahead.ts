@@ -1,12 +1,12 @@
 /**
  * A connection's frames received and not handled yet, in order, and the look ahead at them: the
- * next few are decoded as they arrive, and a `vers` message's signature checks started, so
- * verifying runs on the cores while the message before is stored (spec 05 §8 "Taking versions
- * in"). The frames are handled in order, one at a time, except that `vers` messages of one
+ * next few are decoded as they arrive, and a `vers` message's signature checks and the opening
+ * of its bodies started, so both run on the cores while the message before is stored (spec 05
+ * §8 "Taking versions in"). The frames are handled in order, one at a time, except that `vers` messages of one
  * space that come one after another, decoded and checked ahead, are taken in together
  * ({@link InboxAhead.joinVersions}): one commit for all, as a store writes fastest.
  */
-import { decodeIncoming, startVerifying } from '../intake.js';
+import { decodeIncoming, startOpening, startVerifying } from '../intake.js';
 import { isSystemCollection } from '../names.js';
 import type { Version } from '../version.js';
 import { decodeMessage, type Message } from './messages.js';
@@ -23,23 +23,37 @@ export const CHECKED_AHEAD = 2;
 export interface CheckedAhead {
   versions: Version[];
   verified: Promise<void>;
+  /**
+   * Those of `versions` whose bodies opened, under the keys the space had then: what
+   * `verifyIncoming` need not open again. Empty where nothing was opened ahead; never rejects.
+   */
+  opened: Promise<ReadonlySet<Version>>;
   /** Whether `verified` has settled: the checks are over, passed or failed. */
   checked: boolean;
 }
 
 /**
- * Decodes a `vers` message and starts its signature checks before its turn, so they run on
- * the cores while the messages before it are stored; `undefined` if it does not decode
- * (which its turn then finds). The checks stand only for these versions, wherever handled.
+ * Decodes a `vers` message and starts its signature checks before its turn, and with the
+ * space's `keys` the opening of its bodies, so both run on the cores while the messages before
+ * it are stored; `undefined` if it does not decode (which its turn then finds). The checks and
+ * openings stand only for these versions, wherever handled.
  */
-export function checkAhead(m: Extract<Message, { t: 'vers' }>): CheckedAhead | undefined {
+export function checkAhead(
+  m: Extract<Message, { t: 'vers' }>,
+  keys: readonly Uint8Array[] = [],
+): CheckedAhead | undefined {
   let versions: Version[];
   try {
     versions = decodeIncoming(m.v);
   } catch {
     return undefined;
   }
-  const ahead: CheckedAhead = { versions, verified: startVerifying(versions), checked: false };
+  const ahead: CheckedAhead = {
+    versions,
+    verified: startVerifying(versions),
+    opened: startOpening(versions, keys),
+    checked: false,
+  };
   const over = () => {
     ahead.checked = true;
   };
@@ -71,8 +85,14 @@ export interface Pending {
 export class InboxAhead {
   readonly #pending: Pending[] = [];
 
-  /** `checks(space)`: whether a `vers` of that space gets its checks started (shared, proven). */
-  constructor(private readonly checks: (space: string) => boolean) {}
+  /**
+   * `checks(space)`: whether a `vers` of that space gets its checks started (shared, proven);
+   * `keys(space)`: the space's keys its bodies are opened ahead with, if it is open here.
+   */
+  constructor(
+    private readonly checks: (space: string) => boolean,
+    private readonly keys: (space: string) => readonly Uint8Array[] | undefined = () => undefined,
+  ) {}
 
   /**
    * A frame arrived; what is done with it ahead of its turn shows in the result's `early`, and
@@ -138,7 +158,9 @@ export class InboxAhead {
       }
       // Only for a space shared with a proven peer: nothing else gets its signatures checked.
       const ahead =
-        message.t === 'vers' && this.checks(message.s) ? checkAhead(message) : undefined;
+        message.t === 'vers' && this.checks(message.s)
+          ? checkAhead(message, this.keys(message.s))
+          : undefined;
       pending.early = { message, ahead };
     }
   }

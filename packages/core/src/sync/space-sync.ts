@@ -346,8 +346,11 @@ export class SpaceSync implements Reconciled {
     const verified = messages.every((m) => m.ahead)
       ? Promise.all(messages.map((m) => m.ahead!.verified)).then(() => {})
       : undefined;
+    // Bodies opened ahead need not be opened again.
+    const opened = new Set<Version>();
+    for (const m of messages) if (m.ahead) for (const v of await m.ahead.opened) opened.add(v);
     // Any version that does not verify, is of another space or does not open ends the connection.
-    const versions = await verifyIncoming(this.space, decoded, verified);
+    const versions = await verifyIncoming(this.space, decoded, verified, opened);
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     await this.#admit(versions);
     this.#sendWants();
