@@ -2,15 +2,16 @@
  * Ed25519 signing and verifying and ChaCha20-Poly1305 opening of many messages on a few worker
  * threads, each doing its share with `node:crypto`: how `nodeCrypto` signs a `putMany`, checks
  * the signatures of versions coming in and opens the bodies of a listing on every core. Only
- * the platform's primitives run there; what is signed and how a body's key, nonce and
- * associated data are made stays in core. Core imports no platform API: the caller hands in
+ * the platform's primitives run there, and the salted nonces and XChaCha subkeys of bodies being
+ * opened (checked at start against noble's); what is signed, how a body is sealed and what its
+ * associated data is stays in core. Core imports no platform API: the caller hands in
  * `node:worker_threads`, and the workers' code is a string run as a CommonJS worker. Where
  * workers can't start, the work is done here, one message after another.
  */
 import { packParts } from './bytes.js';
 import { WORKER_CODE } from './crypto-worker.js';
 import { MincaError } from './errors.js';
-import type { AeadBatch } from './keys.js';
+import type { AeadBatch, SaltedBatch } from './keys.js';
 
 /** The part of `node:worker_threads` this uses. */
 export interface WorkerThreadsModule {
@@ -46,6 +47,7 @@ interface Packed {
 type Job =
   | ({ kind: 'sign'; jwk: Ed25519Jwk } & Packed)
   | ({ kind: 'open' | 'seal'; count: number; keys: Uint8Array; nonces: Uint8Array } & Packed)
+  | ({ kind: 'openSalted'; count: number; key: Uint8Array; salts: Uint8Array } & Packed)
   | ({ kind: 'verify'; keys: Uint8Array; signatures: Uint8Array } & Packed);
 
 /** What a job comes back as. */
@@ -218,6 +220,23 @@ export class CryptoPool {
   async open(batch: AeadBatch, here: OpenOne): Promise<Array<Uint8Array | undefined>> {
     if (!this.#free()) return openEach(batch, here);
     const { out, lengths } = await this.#aead('open', batch);
+    return cut(out, lengths!);
+  }
+
+  /**
+   * The plaintexts of salted seals (`seal.ts`), as {@link open} gives them, their nonces and
+   * subkeys made on the worker too; by `here` where {@link open} would open here.
+   */
+  async openSalted(
+    batch: SaltedBatch,
+    here: (batch: SaltedBatch) => Array<Uint8Array | undefined>,
+  ): Promise<Array<Uint8Array | undefined>> {
+    if (!this.#free()) return here(batch);
+    const { count, key, salts, bytes, ends } = batch;
+    const { out, lengths } = await this.#post(
+      { kind: 'openSalted', count, key, salts, bytes, ends },
+      [key.buffer, salts.buffer, bytes.buffer, ends.buffer],
+    );
     return cut(out, lengths!);
   }
 

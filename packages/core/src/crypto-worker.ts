@@ -1,14 +1,16 @@
 /**
  * The code each crypto worker thread runs (`crypto-pool.ts` starts them): CommonJS, as a
  * string, so the pool needs no file of its own beside it. A request is a job: Ed25519 signing
- * or checking of messages packed back to back, or ChaCha20-Poly1305 opening or sealing; the
- * answer's buffers move back to the pool.
+ * or checking of messages packed back to back, ChaCha20-Poly1305 opening or sealing, or the
+ * opening of salted seals (their nonces and XChaCha subkeys made here); the answer's buffers
+ * move back to the pool.
  */
 // The worker keeps the last signing key it made, since one key signs a whole `putMany`. An
 // opening's or sealing's keys are wiped once used.
 export const WORKER_CODE = `
 const { parentPort } = require('node:worker_threads');
-const { createPrivateKey, createPublicKey, sign, verify, createCipheriv, createDecipheriv } = require('node:crypto');
+const crypto = require('node:crypto');
+const { createPrivateKey, createPublicKey, sign, verify, createCipheriv, createDecipheriv } = crypto;
 let lastD, lastKey;
 const publicKeys = new Map();
 function publicKey(bytes) {
@@ -78,6 +80,76 @@ function openAll(request) {
   });
   return { out: out.subarray(0, at), lengths };
 }
+// HChaCha20 (draft-irtf-cfrg-xchacha §2.2) of a 32-byte key and a 16-byte nonce, into out (32
+// bytes). The state is read and written in place as bytes, so little-endian hosts only, as
+// core's are; core checks what this opens against noble's at start.
+const hWords = new Uint32Array(16);
+const hBytes = new Uint8Array(hWords.buffer);
+const SIGMA = [0x61707865, 0x3320646e, 0x79622d32, 0x6b206574];
+function quarter(s, a, b, c, d) {
+  let x;
+  s[a] += s[b]; x = s[d] ^ s[a]; s[d] = (x << 16) | (x >>> 16);
+  s[c] += s[d]; x = s[b] ^ s[c]; s[b] = (x << 12) | (x >>> 20);
+  s[a] += s[b]; x = s[d] ^ s[a]; s[d] = (x << 8) | (x >>> 24);
+  s[c] += s[d]; x = s[b] ^ s[c]; s[b] = (x << 7) | (x >>> 25);
+}
+function hchacha(key, nonce, out) {
+  const s = hWords;
+  s.set(SIGMA);
+  hBytes.set(key, 16);
+  hBytes.set(nonce, 48);
+  for (let i = 0; i < 10; i++) {
+    quarter(s, 0, 4, 8, 12); quarter(s, 1, 5, 9, 13); quarter(s, 2, 6, 10, 14); quarter(s, 3, 7, 11, 15);
+    quarter(s, 0, 5, 10, 15); quarter(s, 1, 6, 11, 12); quarter(s, 2, 7, 8, 13); quarter(s, 3, 4, 9, 14);
+  }
+  out.set(hBytes.subarray(0, 16));
+  out.set(hBytes.subarray(48, 64), 16);
+  s.fill(0);
+}
+// SHA-256 of salt ‖ aad, through a buffer kept for it; one call where Node has crypto.hash.
+let nonceInput = new Uint8Array(512);
+function saltedDigest(salt, aad) {
+  if (nonceInput.length < 8 + aad.length) nonceInput = new Uint8Array(2 * (8 + aad.length));
+  nonceInput.set(salt);
+  nonceInput.set(aad, 8);
+  const input = nonceInput.subarray(0, 8 + aad.length);
+  return crypto.hash ? crypto.hash('sha256', input, 'buffer') : crypto.createHash('sha256').update(input).digest();
+}
+// Salted seals (core's seal.ts): XChaCha20-Poly1305 under the batch's key, the nonce the first
+// 24 bytes of SHA-256(salt ‖ aad): the subkey HChaCha20 of its first 16, the IV four zero bytes
+// and its last 8. The keys are wiped after.
+function openSaltedAll({ count: n, key, salts, bytes, ends }) {
+  const out = new Uint8Array(bytes.length);
+  const lengths = new Int32Array(n).fill(-1);
+  const subkey = new Uint8Array(32);
+  const iv = new Uint8Array(12);
+  let at = 0;
+  let start = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      const aad = bytes.subarray(start, ends[2 * i]);
+      const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+      start = ends[2 * i + 1];
+      if (sealed.length < 16) continue;
+      const nonce = saltedDigest(salts.subarray(8 * i, 8 * i + 8), aad);
+      hchacha(key, nonce.subarray(0, 16), subkey);
+      iv.set(nonce.subarray(16, 24), 4);
+      const length = sealed.length - 16;
+      const d = createDecipheriv('chacha20-poly1305', subkey, iv, { authTagLength: 16 });
+      d.setAuthTag(sealed.subarray(length));
+      d.setAAD(aad, { plaintextLength: length });
+      const plain = d.update(sealed.subarray(0, length));
+      try { d.final(); } catch { continue; }
+      out.set(plain, at);
+      at += length;
+      lengths[i] = length;
+    }
+  } finally {
+    key.fill(0);
+    subkey.fill(0);
+  }
+  return { out: out.subarray(0, at), lengths };
+}
 function sealAll(request) {
   const { count: n, ends } = request;
   let size = 0;
@@ -100,6 +172,7 @@ parentPort.on('message', (request) => {
   try {
     const reply =
       request.kind === 'open' ? openAll(request)
+      : request.kind === 'openSalted' ? openSaltedAll(request)
       : request.kind === 'seal' ? sealAll(request)
       : request.kind === 'verify' ? verifyAll(request)
       : signAll(request);

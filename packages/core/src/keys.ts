@@ -224,6 +224,28 @@ export interface PlatformAead {
    * batch is the platform's to take and its keys to wipe. Checked at start against `seal`.
    */
   sealMany?(batch: AeadBatch): Promise<Uint8Array[]>;
+  /**
+   * Many openings of salted seals at once (version bodies, spec 05 §3.3), optional: as
+   * `openMany`, but each one is XChaCha20-Poly1305 under the batch's key, its nonce the first 24
+   * bytes of SHA-256(salt ‖ associated data), made there too, so the calling thread hashes
+   * nothing. The batch is the platform's to take and its key to wipe. Checked at start against
+   * noble's.
+   */
+  openSaltedMany?(batch: SaltedBatch): Promise<Array<Uint8Array | undefined>>;
+}
+
+/** Many openings of salted seals under one key, for {@link PlatformAead.openSaltedMany}. */
+export interface SaltedBatch {
+  /** How many openings. */
+  count: number;
+  /** The XChaCha20-Poly1305 key they were all sealed under, 32 bytes. */
+  key: Uint8Array<ArrayBuffer>;
+  /** Their salts, 8 bytes each. */
+  salts: Uint8Array<ArrayBuffer>;
+  /** Each one's associated data, then its ciphertext ‖ tag, back to back. */
+  bytes: Uint8Array<ArrayBuffer>;
+  /** Where each of those ends in `bytes`: two per opening. */
+  ends: Uint32Array<ArrayBuffer>;
 }
 
 /**

@@ -22,6 +22,7 @@
 import { base64urlnopad } from '@scure/base';
 import { CryptoPool, type SignatureCheck, type WorkerThreadsModule } from './crypto-pool.js';
 import type { PlatformAead, PlatformCrypto } from './keys.js';
+import { openSaltedEach } from './seal.js';
 
 export type { WorkerThreadsModule } from './crypto-pool.js';
 
@@ -242,6 +243,7 @@ export function nodeCrypto(
           ...cipher,
           openMany: (batch) => poolOf(workers).open(batch, cipher.open),
           sealMany: (batch) => poolOf(workers).seal(batch, cipher.seal),
+          openSaltedMany: (batch) => poolOf(workers).openSalted(batch, openSaltedEach),
         }
       : cipher,
   };

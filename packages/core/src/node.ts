@@ -27,7 +27,7 @@ import { ReuseWatch } from './node/reuse-watch.js';
 import type { OpenSpacesOptions } from './node/space-use.js';
 import { type SpacesApi, spacesApi } from './node/spaces-api.js';
 import { usePlatformVerify } from './platform-verify.js';
-import { checkOpenMany, checkSealMany, usePrimitives } from './primitives.js';
+import { checkOpenMany, checkOpenSaltedMany, checkSealMany, usePrimitives } from './primitives.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
 import { rewrapKeys, rotateAfterRevocations } from './space/member-records.js';
@@ -109,6 +109,7 @@ export async function createNode(config: NodeConfig): Promise<MincaNode> {
     // Its hashing and sealing, for the whole process: the same bytes, checked, made faster.
     await checkOpenMany(config.crypto);
     await checkSealMany(config.crypto);
+    await checkOpenSaltedMany(config.crypto);
     usePrimitives(config.crypto);
     await usePlatformVerify(config.crypto);
     key = key.signingWith(config.crypto);

@@ -18,6 +18,8 @@ let platformAead: PlatformAead | undefined;
 let platformOpenMany: PlatformAead['openMany'];
 /** The platform's many sealings at once, once checked (`checkSealMany`). */
 let platformSealMany: PlatformAead['sealMany'];
+/** The platform's many openings of salted seals at once, once checked (`checkOpenSaltedMany`). */
+let platformOpenSaltedMany: PlatformAead['openSaltedMany'];
 /** The platform whose primitives are in use. */
 let installed: PlatformCrypto | undefined;
 
@@ -105,8 +107,12 @@ const EMPTY = new Uint8Array(0);
  * The platform's many openings and sealings at once, where it gives them and they were checked
  * (`checkOpenMany`, `checkSealMany`) before it was put to use: for `xchacha-many.ts`.
  */
-export function manyAtOnce(): Pick<PlatformAead, 'openMany' | 'sealMany'> {
-  return { openMany: platformOpenMany, sealMany: platformSealMany };
+export function manyAtOnce(): Pick<PlatformAead, 'openMany' | 'sealMany' | 'openSaltedMany'> {
+  return {
+    openMany: platformOpenMany,
+    sealMany: platformSealMany,
+    openSaltedMany: platformOpenSaltedMany,
+  };
 }
 
 const refuse = (what: string, cause?: unknown): never => {
@@ -194,6 +200,12 @@ function aeadCases() {
   return { count, keys, nonces, cases };
 }
 
+/** Whether two openings are the same: both failed, or the same bytes. */
+const sameOpening = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>
+  a === undefined || b === undefined
+    ? a === b
+    : a instanceof Uint8Array && compareBytes(a, b) === 0;
+
 /** Platforms whose many openings at once were checked. */
 const checkedMany = new WeakSet<PlatformCrypto>();
 
@@ -223,13 +235,59 @@ export async function checkOpenMany(platform: PlatformCrypto): Promise<void> {
     // Failing (its workers could not start, say) is not lying: it is left unused.
     return;
   }
-  const same = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>
-    a === undefined || b === undefined
-      ? a === b
-      : a instanceof Uint8Array && compareBytes(a, b) === 0;
-  if (opened.length !== count || !expected.every((e, i) => same(opened[i], e)))
+  if (opened.length !== count || !expected.every((e, i) => sameOpening(opened[i], e)))
     refuse('chacha20poly1305.openMany');
   checkedMany.add(platform);
+}
+
+/** Platforms whose many openings of salted seals at once were checked. */
+const checkedSaltedMany = new WeakSet<PlatformCrypto>();
+
+/**
+ * Checks the platform's many openings of salted seals at once, where it gives them, against
+ * noble's: sealed here under nonces SHA-256(salt ‖ aad) (their first 24 bytes, as `seal.ts`
+ * makes them), the same plaintexts in order, and `undefined` for a changed tag, salt or
+ * associated data, or one shorter than a tag. `invalid_input` when it answers otherwise; when it
+ * fails instead, it is not used.
+ */
+export async function checkOpenSaltedMany(platform: PlatformCrypto): Promise<void> {
+  const aead = platform.chacha20poly1305;
+  if (!aead?.openSaltedMany || checkedSaltedMany.has(platform)) return;
+  const { count, cases } = aeadCases();
+  const key = randomBytes(32);
+  const salts = randomBytes(8 * count);
+  const parts: Uint8Array[] = [];
+  const expected: Array<Uint8Array | undefined> = [];
+  cases.forEach(({ aad, plain }, i) => {
+    const nonce = nobleSha256
+      .create()
+      .update(salts.subarray(8 * i, 8 * i + 8))
+      .update(aad)
+      .digest()
+      .subarray(0, 24);
+    const sealed = xchacha20poly1305(key, nonce, aad).encrypt(plain);
+    // Every third has its tag changed, every fifth other associated data, every seventh its
+    // salt changed (below), and the last is cut shorter than a tag.
+    if (i % 3 === 1) sealed[sealed.length - 1]! ^= 1;
+    parts.push(
+      i % 5 === 2 ? randomBytes(aad.length + 1) : aad,
+      i === count - 1 ? sealed.subarray(0, 15) : sealed,
+    );
+    const changed = i % 3 === 1 || i % 5 === 2 || i % 7 === 3 || i === count - 1;
+    expected.push(changed ? undefined : plain);
+  });
+  for (let i = 3; i < count; i += 7) salts[8 * i]! ^= 1;
+  const { bytes, ends } = packParts(parts);
+  let opened: Array<Uint8Array | undefined>;
+  try {
+    opened = await aead.openSaltedMany({ count, key, salts, bytes, ends });
+  } catch {
+    // Failing (its workers could not start, say) is not lying: it is left unused.
+    return;
+  }
+  if (opened.length !== count || !expected.every((e, i) => sameOpening(opened[i], e)))
+    refuse('chacha20poly1305.openSaltedMany');
+  checkedSaltedMany.add(platform);
 }
 
 /** Platforms whose many sealings at once were checked. */
@@ -273,12 +331,16 @@ export function usePrimitives(platform: PlatformCrypto): void {
   if (platform.sha256) platformSha256 = platform.sha256.bind(platform);
   if (!platform.chacha20poly1305 || !IS_LE) return;
   platformAead = platform.chacha20poly1305;
-  const { openMany, sealMany } = platformAead;
+  const { openMany, sealMany, openSaltedMany } = platformAead;
   // Only once checked (`checkOpenMany`, `checkSealMany`, which are asynchronous).
   platformOpenMany =
     openMany && checkedMany.has(platform) ? openMany.bind(platformAead) : undefined;
   platformSealMany =
     sealMany && checkedSealMany.has(platform) ? sealMany.bind(platformAead) : undefined;
+  platformOpenSaltedMany =
+    openSaltedMany && checkedSaltedMany.has(platform)
+      ? openSaltedMany.bind(platformAead)
+      : undefined;
   // The XChaCha construction over it, once, against noble's own.
   const key = randomBytes(32);
   const nonce = randomBytes(24);
@@ -289,6 +351,7 @@ export function usePrimitives(platform: PlatformCrypto): void {
     platformAead = undefined;
     platformOpenMany = undefined;
     platformSealMany = undefined;
+    platformOpenSaltedMany = undefined;
     refuse('chacha20poly1305');
   }
   installed = platform;
@@ -301,4 +364,5 @@ export function useNoblePrimitives(): void {
   platformAead = undefined;
   platformOpenMany = undefined;
   platformSealMany = undefined;
+  platformOpenSaltedMany = undefined;
 }

@@ -5,9 +5,10 @@
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { scratchConcat } from './bytes.js';
 import { MincaError } from './errors.js';
-import { sha256, xchachaOpen, xchachaSeal } from './primitives.js';
+import type { SaltedBatch } from './keys.js';
+import { manyAtOnce, sha256, xchachaOpen, xchachaSeal } from './primitives.js';
 import { pooledRandom } from './random.js';
-import type { XChaChaOpenings, XChaChaSealings } from './xchacha-many.js';
+import { OPEN_MANY_AT_LEAST, XChaChaOpenings, type XChaChaSealings } from './xchacha-many.js';
 
 export const KEY_BYTES = 32;
 const NONCE_BYTES = 24;
@@ -111,6 +112,85 @@ export function addSalted(
   const nonce = saltedNonce(sealed.subarray(0, SALT_BYTES), aad);
   openings.add(key, nonce, sealed.subarray(SALT_BYTES), aad);
   return true;
+}
+
+/**
+ * Openings of what {@link sealSalted} made under one key, gathered to open together: on the
+ * platform's cores with their nonces and subkeys made there too, where it opens them so
+ * (`PlatformAead.openSaltedMany`, for {@link OPEN_MANY_AT_LEAST} or more); else each nonce
+ * made here, as {@link addSalted} adds them to {@link XChaChaOpenings}.
+ */
+export class SaltedOpenings {
+  readonly #key: Uint8Array;
+  readonly #openMany = manyAtOnce().openSaltedMany;
+  readonly #batch: SaltedBatch | undefined;
+  readonly #each: XChaChaOpenings | undefined;
+  #at = 0;
+
+  /** For up to `count` openings under `key`, of `bytes` of associated data and sealed values at most. */
+  constructor(key: Uint8Array, count: number, bytes: number) {
+    checkKey(key);
+    this.#key = key;
+    if (this.#openMany && count >= OPEN_MANY_AT_LEAST)
+      this.#batch = {
+        count: 0,
+        // The platform wipes the batch's key: a copy.
+        key: key.slice(),
+        salts: new Uint8Array(SALT_BYTES * count),
+        bytes: new Uint8Array(bytes),
+        ends: new Uint32Array(2 * count),
+      };
+    else this.#each = new XChaChaOpenings(count, bytes);
+  }
+
+  /** Adds the opening of `sealed` bound to `aad`; false (and nothing added) when too short to be one. */
+  add(sealed: Uint8Array, aad: Uint8Array): boolean {
+    const batch = this.#batch;
+    if (!batch) return addSalted(this.#each!, this.#key, sealed, aad);
+    if (sealed.length < SALTED_OVERHEAD) return false;
+    const i = batch.count++;
+    batch.salts.set(sealed.subarray(0, SALT_BYTES), SALT_BYTES * i);
+    batch.bytes.set(aad, this.#at);
+    batch.ends[2 * i] = this.#at += aad.length;
+    const body = sealed.subarray(SALT_BYTES);
+    batch.bytes.set(body, this.#at);
+    batch.ends[2 * i + 1] = this.#at += body.length;
+    return true;
+  }
+
+  /**
+   * The plaintexts, in the order added, `undefined` where one does not open. Rejects when the
+   * platform fails; the batch is then gone, and the caller opens what it holds another way.
+   */
+  open(): Promise<Array<Uint8Array | undefined>> {
+    return this.#batch ? this.#openMany!(this.#batch) : this.#each!.open();
+  }
+}
+
+/**
+ * What `PlatformAead.openSaltedMany` gives for `batch`, opened one at a time in this thread: the
+ * plaintexts, `undefined` where one does not open. Wipes the batch's key after.
+ */
+export function openSaltedEach(batch: SaltedBatch): Array<Uint8Array | undefined> {
+  const { count, key, salts, bytes, ends } = batch;
+  const out: Array<Uint8Array | undefined> = [];
+  let start = 0;
+  try {
+    for (let i = 0; i < count; i++) {
+      const aad = bytes.subarray(start, ends[2 * i]);
+      const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
+      start = ends[2 * i + 1]!;
+      try {
+        const salt = salts.subarray(SALT_BYTES * i, SALT_BYTES * (i + 1));
+        out.push(xchachaOpen(key, saltedNonce(salt, aad), sealed, aad));
+      } catch {
+        out.push(undefined);
+      }
+    }
+  } finally {
+    key.fill(0);
+  }
+  return out;
 }
 
 /** Opens what {@link sealSalted} made; a wrong key, wrong `aad` or any tampering is `invalid_version`. */

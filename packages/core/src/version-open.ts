@@ -8,9 +8,8 @@ import { scratchConcat, utf8 } from './bytes.js';
 import { decodeStrict } from './encoding.js';
 import { bodyOf, headerLength } from './envelope.js';
 import { MincaError } from './errors.js';
-import { addSalted, openSalted } from './seal.js';
+import { openSalted, SaltedOpenings } from './seal.js';
 import type { Version } from './version-format.js';
-import { XChaChaOpenings } from './xchacha-many.js';
 
 const BODY_CONTEXT = utf8('minca/body/v2\n');
 
@@ -83,9 +82,9 @@ export async function openStoredMany(
   });
   try {
     for (let k = keys.length - 1; k >= 0 && pending.length > 0; k--) {
-      const openings = new XChaChaOpenings(pending.length, size);
+      const openings = new SaltedOpenings(keys[k]!, pending.length, size);
       const added = pending.filter((i) =>
-        addSalted(openings, keys[k]!, sealed[i]!, bodyAad(list[i]!.subarray(0, headerEnds[i]))),
+        openings.add(sealed[i]!, bodyAad(list[i]!.subarray(0, headerEnds[i]))),
       );
       const opened = await openings.open();
       const left: number[] = [];

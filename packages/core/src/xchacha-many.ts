@@ -11,7 +11,7 @@ import { manyAtOnce, withSubkey, xchachaOpen, xchachaSeal } from './primitives.j
  * Fewer openings than this are done as they come: a round trip to a worker costs about as much
  * as opening a few bodies here, and a record read alone should not wait for one.
  */
-const OPEN_MANY_AT_LEAST = 16;
+export const OPEN_MANY_AT_LEAST = 16;
 
 /**
  * XChaCha20-Poly1305 openings gathered to open together, on the platform's cores where it

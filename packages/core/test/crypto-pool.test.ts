@@ -15,8 +15,9 @@ import { MincaError } from '../src/errors.js';
 import { verifyDetached } from '../src/intake.js';
 import { type AeadBatch, type PlatformAead, type PlatformCrypto, SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
-import { randomKey } from '../src/seal.js';
+import { openSalted, randomKey } from '../src/seal.js';
 import { createVersions, openBody, openStoredMany } from '../src/version.js';
+import { bodyAad, openStored } from '../src/version-open.js';
 import { errorCode } from './error-code.js';
 import { connect, converged, nodeFixture, sharedSpace } from './sync-helpers.js';
 import { drafts } from './version-fixture.js';
@@ -201,7 +202,10 @@ describe('signing on worker threads (nodeCrypto with workers)', () => {
 });
 
 describe('opening on worker threads (nodeCrypto with workers)', () => {
-  /** `platform` with its `openMany` counted, and made to fail once `failing.now` is set. */
+  /**
+   * `platform` with its `openMany` and `openSaltedMany` counted, and made to fail once
+   * `failing` is set.
+   */
   function counted(platform: PlatformCrypto) {
     const aead = platform.chacha20poly1305!;
     const state = { batches: 0, failing: false };
@@ -213,6 +217,11 @@ describe('opening on worker threads (nodeCrypto with workers)', () => {
           if (state.failing) throw new Error('the workers are gone');
           state.batches++;
           return aead.openMany!(batch);
+        },
+        async openSaltedMany(batch) {
+          if (state.failing) throw new Error('the workers are gone');
+          state.batches++;
+          return aead.openSaltedMany!(batch);
         },
       },
     };
@@ -310,6 +319,76 @@ describe('opening on worker threads (nodeCrypto with workers)', () => {
       openMany: async (batch) => Array.from({ length: batch.count }, () => new Uint8Array(1)),
     }));
     expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
+  });
+
+  it('refuses at start a platform whose openSaltedMany opens what it must not', async () => {
+    const platform = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 });
+    const aead = platform.chacha20poly1305!;
+    // Right but for one changed salt, which it opens as if the salt were not part of the nonce.
+    const lying = withAead(() => ({
+      openSaltedMany: async (batch) => {
+        // The platform takes a batch's buffers: the first opening gets copies.
+        const { key, salts: sent, bytes, ends } = batch;
+        const copy = {
+          key: key.slice(),
+          salts: sent.slice(),
+          bytes: bytes.slice(),
+          ends: ends.slice(),
+        };
+        const opened = await aead.openSaltedMany!({ ...batch, ...copy });
+        const salts = batch.salts.slice();
+        for (let i = 3; i < batch.count; i += 7) salts[8 * i]! ^= 1;
+        const unchanged = await aead.openSaltedMany!({ ...batch, salts });
+        return opened.map((o, i) => o ?? (i % 7 === 3 ? unchanged[i] : undefined));
+      },
+    }));
+    expect(await code(() => make({ crypto: lying }))).toBe('invalid_input');
+  });
+
+  it('opens salted seals here, not queued behind them, while every worker has work', async () => {
+    const fake = fakeWorkers('sign');
+    const platform = nodeCrypto(nodeCryptoModule, { workers: fake.module, threads: 1 });
+    const key = randomKey();
+    const bodies = Array.from({ length: 20 }, (_, i) => draft({ body: { i } }));
+    const versions = await createVersions(bodies, key, SigningKey.generate());
+    const parts: Uint8Array[] = [];
+    const salts = new Uint8Array(8 * versions.length);
+    const expected = versions.map((v, i) => {
+      const { headerEnd, body } = bodyOf(v.bytes);
+      const aad = bodyAad(v.bytes.subarray(0, headerEnd)).slice();
+      salts.set(body!.subarray(0, 8), 8 * i);
+      parts.push(aad, body!.subarray(8));
+      return openSalted(key, body!, aad);
+    });
+    const { bytes, ends } = packParts(parts);
+    const batch = { count: versions.length, key: key.slice(), salts, bytes, ends };
+    const aead = platform.chacha20poly1305!;
+    const signing = SigningKey.generate().signingWith(platform).signMany(messages(MIN_SHARE));
+    const opened = await aead.openSaltedMany!(batch);
+    await signing;
+    expect(fake.jobs).toEqual(['sign']);
+    expect(opened).toEqual(expected);
+    // Its key is wiped, as on a worker.
+    expect(batch.key.every((b) => b === 0)).toBe(true);
+  });
+
+  it('opens salted seals on a worker as core opens them one by one', async () => {
+    const platform = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 });
+    await make({ crypto: platform }); // Installs its primitives, checked.
+    const key = randomKey();
+    const written = Array.from({ length: 300 }, (_, i) =>
+      draft({ body: { i, pad: 'x'.repeat(i) } }),
+    );
+    const versions = await createVersions(written, key, SigningKey.generate());
+    const [opened, here] = await Promise.all([
+      openStoredMany(
+        versions.map((v) => v.bytes),
+        [key],
+      ),
+      versions.map((v) => openStored(v.bytes, [key])),
+    ]);
+    expect(opened).toEqual(here);
+    expect(opened).toEqual(written.map((d) => d.body));
   });
 });
 
