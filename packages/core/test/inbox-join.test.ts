@@ -3,33 +3,15 @@
 // carrying the space's own records, which go one message at a time; a bad one among them ends
 // the connection.
 import { describe, expect, it } from 'vitest';
-import type { SigningKey } from '../src/keys.js';
-import type { MincaNode } from '../src/node.js';
 import { InboxAhead, type Pending } from '../src/sync/inbox-ahead.js';
 import { encodeMessage, type Message } from '../src/sync/messages.js';
 import { createVersions, type Version } from '../src/version.js';
 import { countingCommits } from './fake-adapter.js';
-import { keyThat, memberSpace, scriptedPeer, waitFor } from './scripted-peer.js';
+import { keyThat, memberSpace, pushingPeer, waitFor } from './scripted-peer.js';
 import { nodeFixture } from './sync-helpers.js';
+import { posts } from './version-fixture.js';
 
 const { make } = nodeFixture();
-
-/** `count` signed versions of `app.post` in `space`, as a member writes them. */
-function posts(space: string, spaceKey: Uint8Array, key: SigningKey, count: number, from = 0) {
-  return createVersions(
-    Array.from({ length: count }, (_, i) => ({
-      space,
-      collection: 'app.post',
-      record: `r${from + i}`,
-      supersedes: [],
-      timestamp: 1_700_000_000_000 + from + i,
-      files: [],
-      body: { i: from + i },
-    })),
-    spaceKey,
-    key,
-  );
-}
 
 /** The `vers` message a frame decoded to ahead of its turn. */
 const versOf = (pending: Readonly<Pending>) =>
@@ -38,18 +20,11 @@ const versOf = (pending: Readonly<Pending>) =>
 const vers = (space: string, versions: readonly Version[]) =>
   encodeMessage({ t: 'vers', s: space, v: versions.map((v) => v.bytes) });
 
-async function pushing(node: MincaNode) {
-  const key = keyThat('starts', node.did);
-  const { space, spaceKey } = await memberSpace(node, key);
-  const p = await scriptedPeer(node, key, [space]);
-  return { key, space, spaceKey, p };
-}
-
 describe('vers messages waiting one after another', () => {
   it('are taken in together: fewer commits than messages, every version stored', async () => {
     const { factory, commits } = countingCommits(20);
     const node = await make({ stores: factory });
-    const { key, space, spaceKey, p } = await pushing(node);
+    const { key, space, spaceKey, p } = await pushingPeer(node);
     const versions = await posts(space, spaceKey, key, 1_200);
     commits.length = 0;
     // Twelve messages of 100 in one go: they wait, and are checked, while the first is stored.
@@ -69,7 +44,7 @@ describe('vers messages waiting one after another', () => {
 
   it('end the connection when one of them fails its checks; none of that one is stored', async () => {
     const node = await make();
-    const { key, space, spaceKey, p } = await pushing(node);
+    const { key, space, spaceKey, p } = await pushingPeer(node);
     const good = await posts(space, spaceKey, key, 300);
     // A member's version with its signature's last byte changed: it does not verify.
     const forged = (await posts(space, spaceKey, key, 1, 300))[0]!.bytes.slice();

@@ -184,3 +184,11 @@ export async function memberSpace(node: MincaNode, key: SigningKey) {
   const ticket = await node.spaces.share(space, key.did);
   return { space, spaceKey: ticket.key };
 }
+
+/** A writer of a new space of `node`'s, connected to it as a peer that starts: it pushes. */
+export async function pushingPeer(node: MincaNode) {
+  const key = keyThat('starts', node.did);
+  const { space, spaceKey } = await memberSpace(node, key);
+  const p = await scriptedPeer(node, key, [space]);
+  return { key, space, spaceKey, p };
+}
