@@ -23,23 +23,43 @@ export const MAX_BODY_DEPTH = 32;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** A part of a body being checked, and where it is: named only if it is at fault. */
+interface Part {
+  value: unknown;
+  parent: Part | undefined;
+  /** Its index in its parent array, or its key in its parent object. */
+  key: number | string;
+  depth: number;
+}
+
+/** The path of `part` from the body's `root`: `body.tags[2]`. */
+function pathOf(part: Part, root: string): string {
+  let path = '';
+  for (let p: Part | undefined = part; p?.parent; p = p.parent)
+    path = (typeof p.key === 'number' ? `[${p.key}]` : `.${p.key}`) + path;
+  return root + path;
+}
+
 /**
  * Throws `invalid_input` naming the first part of `value` that a body can't hold (a value of
  * another kind, nesting deeper than {@link MAX_BODY_DEPTH}), or `too_large` once it holds more
- * than {@link MAX_BODY_BYTES} even at the fewest bytes each part could encode to. It walks the value with a stack of its
- * own, never recursing, and stops at the first fault, so a body nested 100,000 deep or holding
- * millions of items costs no more than the part read before the fault.
+ * than {@link MAX_BODY_BYTES} even at the fewest bytes each part could encode to. It walks the
+ * value with a stack of its own, never recursing, and stops at the first fault, so a body nested
+ * 100,000 deep or holding millions of items costs no more than the part read before the fault.
+ * A part's path is put together only for the fault: every body read is checked.
  */
 export function assertBody(value: unknown, path = 'body', depth = 0): asserts value is BodyValue {
   // Depth first, in the order a reader would name things: the first fault found is the first one.
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path, depth }];
+  const stack: Part[] = [{ value, parent: undefined, key: '', depth }];
   // A lower bound of the encoded size: each item takes at least its head byte, and text and
   // bytes at least one byte per code unit or byte.
   let bytes = 0;
-  const fail = (at: string, why: string, code: 'invalid_input' | 'too_large' = 'invalid_input') => {
-    throw new MincaError(code, `${at} ${why}`);
+  // An object's items as they were read, once, to push after its keys are checked (reused).
+  const items: unknown[] = [];
+  const fail = (at: Part, why: string, code: 'invalid_input' | 'too_large' = 'invalid_input') => {
+    throw new MincaError(code, `${pathOf(at, path)} ${why}`);
   };
-  const count = (n: number, at: string) => {
+  const count = (n: number, at: Part) => {
     bytes += n;
     // `too_large`, as a body that encodes past the bound is (version.ts): found sooner here.
     if (bytes > MAX_BODY_BYTES)
@@ -49,43 +69,46 @@ export function assertBody(value: unknown, path = 'body', depth = 0): asserts va
         'too_large',
       );
   };
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { value: v, path: at, depth: d } = next;
-    count(1, at);
+  for (let part = stack.pop(); part !== undefined; part = stack.pop()) {
+    const { value: v, depth: d } = part;
+    count(1, part);
     if (v === null || typeof v === 'boolean') continue;
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) fail(at, 'is not a finite number');
+      if (!Number.isFinite(v)) fail(part, 'is not a finite number');
       continue;
     }
     if (typeof v === 'string') {
-      count(v.length, at);
-      if (LONE_SURROGATE.test(v)) fail(at, 'holds a lone surrogate, which UTF-8 cannot encode');
+      count(v.length, part);
+      if (LONE_SURROGATE.test(v)) fail(part, 'holds a lone surrogate, which UTF-8 cannot encode');
       continue;
     }
     if (v instanceof Uint8Array) {
-      count(v.length, at);
+      count(v.length, part);
       continue;
     }
-    if (typeof v !== 'object') fail(at, `is a ${typeof v}, which a body cannot hold`);
-    if (d >= MAX_BODY_DEPTH) fail(at, `nests deeper than ${MAX_BODY_DEPTH}`);
-    const children: Array<{ value: unknown; path: string; depth: number }> = [];
+    if (typeof v !== 'object') fail(part, `is a ${typeof v}, which a body cannot hold`);
+    if (d >= MAX_BODY_DEPTH) fail(part, `nests deeper than ${MAX_BODY_DEPTH}`);
+    // Children are pushed last to first, so the first child is looked at first.
     if (Array.isArray(v)) {
-      count(v.length, at);
-      for (let i = 0; i < v.length; i++)
-        children.push({ value: v[i], path: `${at}[${i}]`, depth: d + 1 });
-    } else {
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) fail(at, 'is not a plain object');
-      for (const key of Object.keys(v as object)) {
-        if (key === '__proto__') fail(at, 'has a key "__proto__"');
-        const item = (v as Record<string, unknown>)[key];
-        if (item === undefined) fail(at, `.${key} is undefined; leave the key out instead`);
-        count(1 + key.length, at);
-        children.push({ value: item, path: `${at}.${key}`, depth: d + 1 });
-      }
+      count(v.length, part);
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], parent: part, key: i, depth: d + 1 });
+      continue;
     }
-    // Pushed last to first, so the first child is looked at first.
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) fail(part, 'is not a plain object');
+    const keys = Object.keys(v as object);
+    for (const key of keys) {
+      if (key === '__proto__') fail(part, 'has a key "__proto__"');
+      // Read once: a getter could answer otherwise the second time.
+      const item = (v as Record<string, unknown>)[key];
+      if (item === undefined) fail(part, `.${key} is undefined; leave the key out instead`);
+      count(1 + key.length, part);
+      items.push(item);
+    }
+    for (let i = keys.length - 1; i >= 0; i--)
+      stack.push({ value: items[i], parent: part, key: keys[i]!, depth: d + 1 });
+    items.length = 0;
   }
 }
 
