@@ -105,7 +105,8 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * The platform's many openings and sealings at once, where it gives them and they were checked
- * (`checkOpenMany`, `checkSealMany`) before it was put to use: for `xchacha-many.ts`.
+ * (`checkOpenMany`, `checkSealMany`, `checkOpenSaltedMany`) before it was put to use: for
+ * `xchacha-many.ts` and `seal.ts`.
  */
 export function manyAtOnce(): Pick<PlatformAead, 'openMany' | 'sealMany' | 'openSaltedMany'> {
   return {

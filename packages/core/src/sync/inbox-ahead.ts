@@ -2,9 +2,9 @@
  * A connection's frames received and not handled yet, in order, and the look ahead at them: the
  * next few are decoded as they arrive, and a `vers` message's signature checks and the opening
  * of its bodies started, so both run on the cores while the message before is stored (spec 05
- * §8 "Taking versions in"). The frames are handled in order, one at a time, except that `vers` messages of one
- * space that come one after another, decoded and checked ahead, are taken in together
- * ({@link InboxAhead.joinVersions}): one commit for all, as a store writes fastest.
+ * §8 "Taking versions in"). The frames are handled in order, one at a time, except that `vers`
+ * messages of one space that come one after another, decoded and checked ahead, are taken in
+ * together ({@link InboxAhead.joinVersions}): one commit for all, as a store writes fastest.
  */
 import { decodeIncoming, startOpening, startVerifying } from '../intake.js';
 import { isSystemCollection } from '../names.js';
