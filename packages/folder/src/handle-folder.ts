@@ -26,6 +26,7 @@ const WRITE_ATTEMPTS = 8;
  * prunes it, and a `createWritable` inside it fails until the lock is gone.
  */
 const RETRY_WRITE = new Set(['NotFoundError', 'NoModificationAllowedError']);
+const ABSENT_ERROR = { name: 'NotFoundError' };
 
 /** A {@link FolderFs} over a directory handle. */
 export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
@@ -82,7 +83,11 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     async writeFile(names, bytes) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const dir = (await folder(names.slice(0, -1), true))!;
+          const dir = await folder(names.slice(0, -1), true);
+          // A folder on the path was pruned between making it and making the next one in it
+          // (`folder` found it absent): the path is made again, as for NotFoundError below.
+          if (!dir)
+            throw Object.assign(new Error('a folder on its path was removed'), ABSENT_ERROR);
           const handle = await dir.getFileHandle(names[names.length - 1]!, { create: true });
           const writable = await handle.createWritable();
           try {
