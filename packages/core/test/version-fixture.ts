@@ -1,5 +1,4 @@
-/** What the version tests share: drafts to sign, and the code a call fails with. */
-import { isMincaError } from '../src/errors.js';
+/** What the version tests share: drafts to sign, a member's posts, and the code a call fails with. */
 import { randomId } from '../src/ids.js';
 import type { SigningKey } from '../src/keys.js';
 import { createVersions, type VersionDraft } from '../src/version.js';
@@ -42,12 +41,4 @@ export function posts(
   );
 }
 
-/** The `MincaError` code `fn` fails with, the error's text for another error, or `no error`. */
-export const errorCode = async (fn: () => unknown) => {
-  try {
-    await fn();
-  } catch (error) {
-    return isMincaError(error) ? error.code : String(error);
-  }
-  return 'no error';
-};
+export { errorCode } from './error-code.js';
