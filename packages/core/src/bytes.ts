@@ -70,6 +70,23 @@ export function packParts(parts: readonly Uint8Array[]): {
 }
 
 /**
+ * Runs `use` on each of the first `count` pairs {@link packParts} packed (`first`, `second`
+ * back to back, `ends` two per pair), as views of `bytes`.
+ */
+export function eachPair(
+  bytes: Uint8Array,
+  ends: Uint32Array,
+  count: number,
+  use: (i: number, first: Uint8Array, second: Uint8Array) => void,
+): void {
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    use(i, bytes.subarray(start, ends[2 * i]), bytes.subarray(ends[2 * i], ends[2 * i + 1]));
+    start = ends[2 * i + 1]!;
+  }
+}
+
+/**
  * A function putting `a ‖ b` together in a buffer of its own, kept and grown as needed: for
  * bytes built on every seal or open and read at once by a synchronous call that keeps none of
  * them, where a new buffer each time (an array buffer of its own) costs more than the copy. The

@@ -8,7 +8,7 @@
  * `node:worker_threads`, and the workers' code is a string run as a CommonJS worker. Where
  * workers can't start, the work is done here, one message after another.
  */
-import { packParts } from './bytes.js';
+import { eachPair, packParts } from './bytes.js';
 import { WORKER_CODE } from './crypto-worker.js';
 import { MincaError } from './errors.js';
 import type { AeadBatch, SaltedBatch } from './keys.js';
@@ -126,14 +126,10 @@ function eachOf(
   use: (key: Uint8Array, nonce: Uint8Array, data: Uint8Array, aad: Uint8Array) => void,
 ): void {
   const { count, keys, nonces, bytes, ends } = batch;
-  let start = 0;
   try {
-    for (let i = 0; i < count; i++) {
-      const aad = bytes.subarray(start, ends[2 * i]);
-      const data = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-      start = ends[2 * i + 1]!;
-      use(keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), data, aad);
-    }
+    eachPair(bytes, ends, count, (i, aad, data) =>
+      use(keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), data, aad),
+    );
   } finally {
     keys.fill(0);
   }

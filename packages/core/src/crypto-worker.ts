@@ -47,38 +47,52 @@ function signAll({ jwk, bytes, ends }) {
   }
   return { out };
 }
+// Each item of a batch: its associated data and its data (sealed or plain), packed in pairs.
+function eachPart(bytes, ends, n, use) {
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    use(i, bytes.subarray(start, ends[2 * i]), bytes.subarray(ends[2 * i], ends[2 * i + 1]));
+    start = ends[2 * i + 1];
+  }
+}
 // Each of an opening's or sealing's items: its key, nonce, data (sealed or plain) and
 // associated data, in order; the keys are wiped after.
 function eachOf({ count: n, keys, nonces, bytes, ends }, use) {
-  let start = 0;
   try {
-    for (let i = 0; i < n; i++) {
-      const aad = bytes.subarray(start, ends[2 * i]);
-      const data = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-      start = ends[2 * i + 1];
-      use(i, keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), data, aad);
-    }
+    eachPart(bytes, ends, n, (i, aad, data) =>
+      use(i, keys.subarray(32 * i, 32 * i + 32), nonces.subarray(12 * i, 12 * i + 12), data, aad));
   } finally {
     keys.fill(0);
   }
 }
-function openAll(request) {
-  const out = new Uint8Array(request.bytes.length);
-  const lengths = new Int32Array(request.count).fill(-1);
+// The plaintext of ChaCha20-Poly1305 ciphertext ‖ tag, or undefined where the tag does not match.
+function openOne(key, nonce, sealed, aad) {
+  if (sealed.length < 16) return undefined;
+  const length = sealed.length - 16;
+  const d = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+  d.setAuthTag(sealed.subarray(length));
+  d.setAAD(aad, { plaintextLength: length });
+  const plain = d.update(sealed.subarray(0, length));
+  try { d.final(); } catch { return undefined; }
+  return plain;
+}
+// Plaintexts of up to size bytes back to back, with each one's length (-1 where it did not
+// open): an opening's answer. open(take) calls take(i, plain) for each.
+function opened(n, size, open) {
+  const out = new Uint8Array(size);
+  const lengths = new Int32Array(n).fill(-1);
   let at = 0;
-  eachOf(request, (i, key, nonce, sealed, aad) => {
-    if (sealed.length < 16) return;
-    const length = sealed.length - 16;
-    const d = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
-    d.setAuthTag(sealed.subarray(length));
-    d.setAAD(aad, { plaintextLength: length });
-    const plain = d.update(sealed.subarray(0, length));
-    try { d.final(); } catch { return; }
+  open((i, plain) => {
+    if (!plain) return;
     out.set(plain, at);
-    at += length;
-    lengths[i] = length;
+    at += plain.length;
+    lengths[i] = plain.length;
   });
   return { out: out.subarray(0, at), lengths };
+}
+function openAll(request) {
+  return opened(request.count, request.bytes.length, (take) =>
+    eachOf(request, (i, key, nonce, sealed, aad) => take(i, openOne(key, nonce, sealed, aad))));
 }
 // HChaCha20 (draft-irtf-cfrg-xchacha §2.2) of a 32-byte key and a 16-byte nonce, into out (32
 // bytes). The state is read and written in place as bytes, so little-endian hosts only, as
@@ -119,36 +133,21 @@ function saltedDigest(salt, aad) {
 // 24 bytes of SHA-256(salt ‖ aad): the subkey HChaCha20 of its first 16, the IV four zero bytes
 // and its last 8. The keys are wiped after.
 function openSaltedAll({ count: n, key, salts, bytes, ends }) {
-  const out = new Uint8Array(bytes.length);
-  const lengths = new Int32Array(n).fill(-1);
   const subkey = new Uint8Array(32);
   const iv = new Uint8Array(12);
-  let at = 0;
-  let start = 0;
   try {
-    for (let i = 0; i < n; i++) {
-      const aad = bytes.subarray(start, ends[2 * i]);
-      const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-      start = ends[2 * i + 1];
-      if (sealed.length < 16) continue;
-      const nonce = saltedDigest(salts.subarray(8 * i, 8 * i + 8), aad);
-      hchacha(key, nonce.subarray(0, 16), subkey);
-      iv.set(nonce.subarray(16, 24), 4);
-      const length = sealed.length - 16;
-      const d = createDecipheriv('chacha20-poly1305', subkey, iv, { authTagLength: 16 });
-      d.setAuthTag(sealed.subarray(length));
-      d.setAAD(aad, { plaintextLength: length });
-      const plain = d.update(sealed.subarray(0, length));
-      try { d.final(); } catch { continue; }
-      out.set(plain, at);
-      at += length;
-      lengths[i] = length;
-    }
+    return opened(n, bytes.length, (take) =>
+      eachPart(bytes, ends, n, (i, aad, sealed) => {
+        if (sealed.length < 16) return;
+        const nonce = saltedDigest(salts.subarray(8 * i, 8 * i + 8), aad);
+        hchacha(key, nonce.subarray(0, 16), subkey);
+        iv.set(nonce.subarray(16, 24), 4);
+        take(i, openOne(subkey, iv, sealed, aad));
+      }));
   } finally {
     key.fill(0);
     subkey.fill(0);
   }
-  return { out: out.subarray(0, at), lengths };
 }
 function sealAll(request) {
   const { count: n, ends } = request;

@@ -207,6 +207,27 @@ const sameOpening = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>
     ? a === b
     : a instanceof Uint8Array && compareBytes(a, b) === 0;
 
+/**
+ * Whether a platform's many openings at once, run by `open`, give `expected`: true if so,
+ * `invalid_input` (naming `what`) if it answers otherwise, false if it fails instead (its
+ * workers could not start, say), which is not lying: it is then left unused.
+ */
+async function opensAsExpected(
+  what: string,
+  open: () => Promise<Array<Uint8Array | undefined>>,
+  expected: ReadonlyArray<Uint8Array | undefined>,
+): Promise<boolean> {
+  let opened: Array<Uint8Array | undefined>;
+  try {
+    opened = await open();
+  } catch {
+    return false;
+  }
+  if (opened.length !== expected.length || !expected.every((e, i) => sameOpening(opened[i], e)))
+    refuse(what);
+  return true;
+}
+
 /** Platforms whose many openings at once were checked. */
 const checkedMany = new WeakSet<PlatformCrypto>();
 
@@ -229,16 +250,8 @@ export async function checkOpenMany(platform: PlatformCrypto): Promise<void> {
     expected.push(i % 3 === 1 || i % 5 === 2 ? undefined : plain);
   });
   const { bytes, ends } = packParts(parts);
-  let opened: Array<Uint8Array | undefined>;
-  try {
-    opened = await aead.openMany({ count, keys, nonces, bytes, ends });
-  } catch {
-    // Failing (its workers could not start, say) is not lying: it is left unused.
-    return;
-  }
-  if (opened.length !== count || !expected.every((e, i) => sameOpening(opened[i], e)))
-    refuse('chacha20poly1305.openMany');
-  checkedMany.add(platform);
+  const open = () => aead.openMany!({ count, keys, nonces, bytes, ends });
+  if (await opensAsExpected('chacha20poly1305.openMany', open, expected)) checkedMany.add(platform);
 }
 
 /** Platforms whose many openings of salted seals at once were checked. */
@@ -279,16 +292,9 @@ export async function checkOpenSaltedMany(platform: PlatformCrypto): Promise<voi
   });
   for (let i = 3; i < count; i += 7) salts[8 * i]! ^= 1;
   const { bytes, ends } = packParts(parts);
-  let opened: Array<Uint8Array | undefined>;
-  try {
-    opened = await aead.openSaltedMany({ count, key, salts, bytes, ends });
-  } catch {
-    // Failing (its workers could not start, say) is not lying: it is left unused.
-    return;
-  }
-  if (opened.length !== count || !expected.every((e, i) => sameOpening(opened[i], e)))
-    refuse('chacha20poly1305.openSaltedMany');
-  checkedSaltedMany.add(platform);
+  const open = () => aead.openSaltedMany!({ count, key, salts, bytes, ends });
+  if (await opensAsExpected('chacha20poly1305.openSaltedMany', open, expected))
+    checkedSaltedMany.add(platform);
 }
 
 /** Platforms whose many sealings at once were checked. */

@@ -3,7 +3,7 @@
  * `aad` binds the ciphertext to where it belongs (a version, a key), so it cannot be moved.
  */
 import { randomBytes } from '@noble/ciphers/utils.js';
-import { scratchConcat } from './bytes.js';
+import { eachPair, scratchConcat } from './bytes.js';
 import { MincaError } from './errors.js';
 import type { SaltedBatch } from './keys.js';
 import { manyAtOnce, sha256, xchachaOpen, xchachaSeal } from './primitives.js';
@@ -174,19 +174,15 @@ export class SaltedOpenings {
 export function openSaltedEach(batch: SaltedBatch): Array<Uint8Array | undefined> {
   const { count, key, salts, bytes, ends } = batch;
   const out: Array<Uint8Array | undefined> = [];
-  let start = 0;
   try {
-    for (let i = 0; i < count; i++) {
-      const aad = bytes.subarray(start, ends[2 * i]);
-      const sealed = bytes.subarray(ends[2 * i], ends[2 * i + 1]);
-      start = ends[2 * i + 1]!;
+    eachPair(bytes, ends, count, (i, aad, sealed) => {
       try {
         const salt = salts.subarray(SALT_BYTES * i, SALT_BYTES * (i + 1));
         out.push(xchachaOpen(key, saltedNonce(salt, aad), sealed, aad));
       } catch {
         out.push(undefined);
       }
-    }
+    });
   } finally {
     key.fill(0);
   }
