@@ -31,10 +31,11 @@ export function startVerifying(versions: readonly Version[]): Promise<void> {
 }
 
 /**
- * Starts opening the bodies of decoded versions under a space's `keys` (on the platform's cores
- * where it has them), ahead of their turn: the versions whose bodies opened and decode as
- * bodies, which {@link verifyIncoming} then does not open again. One that does not open here
- * is opened again at its turn, under the keys the space has then. Never rejects.
+ * Starts opening the bodies of decoded versions under a space's `keys`, all together (on the
+ * platform's cores where it has them): the versions whose bodies opened and decode as bodies.
+ * The inbox starts it ahead of their turn, and {@link verifyIncoming} does not open those again;
+ * what did not open then is opened at their turn, here too, under the keys the space has then.
+ * Never rejects.
  */
 export async function startOpening(
   versions: readonly Version[],
@@ -52,7 +53,7 @@ export async function startOpening(
       if (bodies[i] !== undefined) opened.add(v);
     });
   } catch {
-    // Opened at their turn instead.
+    // Opened again at their turn, or found not to open then.
   }
   return opened;
 }
@@ -87,13 +88,10 @@ export async function verifyIncoming(
   if (space.keys.length === 0) return fresh;
   // Opened all together, on the platform's cores where it has them: a joining device's main
   // thread spent a seventh of its time opening each body on receipt.
-  const sealed = fresh.filter((v) => v.sealedBody !== null && !opened?.has(v));
-  const bodies = await openStoredMany(
-    sealed.map((v) => v.bytes),
-    space.keys,
-  );
-  for (const [i, v] of sealed.entries()) {
-    if (bodies[i] !== undefined) continue;
+  const left = fresh.filter((v) => !opened?.has(v));
+  const openedNow = await startOpening(left, space.keys);
+  for (const v of left) {
+    if (v.sealedBody === null || openedNow.has(v)) continue;
     if (await space.keptUnread?.(fresh)) continue;
     let cause: unknown;
     try {
