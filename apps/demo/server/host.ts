@@ -111,6 +111,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       return done;
     },
     async close() {
+      // A subscription still being added is a CLI process writing into the data folder: let it
+      // finish first, or whoever removes the folder next races it (ENOTEMPTY).
+      await Promise.allSettled(subscribed.values());
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       // A host that doesn't stop within 5 s is killed: stopping the demo never hangs on it.
       const killer = setTimeout(() => child.kill('SIGKILL'), 5000);

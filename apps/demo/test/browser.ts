@@ -117,7 +117,7 @@ export async function startStack(root: string, companionRoot?: string): Promise<
       await companion?.close();
       await app.close();
       await host.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }
