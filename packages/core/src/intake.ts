@@ -65,22 +65,31 @@ export async function verifyDetached(frames: readonly Uint8Array[]): Promise<Ver
   return versions;
 }
 
+/** What was done with versions ahead of their turn (the inbox's look-ahead). */
+export interface DoneAhead {
+  /** The signature checks of {@link checking}, from {@link startVerifying}. */
+  verified: Promise<void>;
+  /** The versions `verified` stands for: any other is checked at its turn. */
+  checking: ReadonlySet<Version>;
+  /** Those whose bodies opened, from {@link startOpening} under the space's keys then. */
+  opened: ReadonlySet<Version>;
+}
+
 /**
  * Checks decoded versions for `space`: each one it does not hold yet must carry a valid
- * signature, be of this space and, where this node has the key, open under one of its keys. The first that
- * fails throws `invalid_version`. Returns the versions not held yet; one held was checked when
- * it came (its id is the hash of its bytes). `verified`, from {@link startVerifying} on these
- * same versions, stands for their signature checks; `opened`, from {@link startOpening} under
- * this space's keys, for the opening of those it holds.
+ * signature, be of this space and, where this node has the key, open under one of its keys. The
+ * first that fails throws `invalid_version`. Returns the versions not held yet; one held was
+ * checked when it came (its id is the hash of its bytes). `ahead` stands for the signature
+ * checks and openings started before their turn.
  */
 export async function verifyIncoming(
   space: SpaceView,
   versions: readonly Version[],
-  verified?: Promise<void>,
-  opened?: ReadonlySet<Version>,
+  ahead?: DoneAhead,
 ): Promise<Version[]> {
   const fresh = versions.filter((v) => !space.store.hasVersion(v.collection, v.id));
-  await (verified ?? verifyVersions(fresh));
+  const unchecked = ahead ? fresh.filter((v) => !ahead.checking.has(v)) : fresh;
+  await Promise.all([ahead?.verified, verifyVersions(unchecked)]);
   for (const v of fresh) {
     if (v.space !== space.id)
       throw new MincaError('invalid_version', `version ${v.id} is of another space`);
@@ -88,7 +97,7 @@ export async function verifyIncoming(
   if (space.keys.length === 0) return fresh;
   // Opened all together, on the platform's cores where it has them: a joining device's main
   // thread spent a seventh of its time opening each body on receipt.
-  const left = fresh.filter((v) => !opened?.has(v));
+  const left = fresh.filter((v) => !ahead?.opened.has(v));
   const openedNow = await startOpening(left, space.keys);
   for (const v of left) {
     if (v.sealedBody === null || openedNow.has(v)) continue;

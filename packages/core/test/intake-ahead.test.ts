@@ -5,13 +5,14 @@
 import * as nodeCryptoModule from 'node:crypto';
 import * as workerThreads from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { startOpening, verifyIncoming } from '../src/intake.js';
+import { decodeIncoming, startOpening, verifyIncoming } from '../src/intake.js';
 import { type PlatformCrypto, SigningKey } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { randomKey } from '../src/seal.js';
 import type { SpaceView } from '../src/space/space-view.js';
 import { InboxAhead } from '../src/sync/inbox-ahead.js';
 import { encodeMessage } from '../src/sync/messages.js';
+import { verifyVersions } from '../src/version.js';
 import { errorCode } from './error-code.js';
 import { pushingPeer, waitFor } from './scripted-peer.js';
 import { nodeFixture } from './sync-helpers.js';
@@ -54,7 +55,8 @@ describe('opening bodies ahead', () => {
     // Ahead, the space had only k1; at their turn, k2 too (a key change came in between).
     const opened = await startOpening(all, [k1]);
     expect(opened.size).toBe(20);
-    expect(await verifyIncoming(spaceWith([k1, k2]), all, undefined, opened)).toEqual(all);
+    const ahead = { verified: Promise.resolve(), checking: new Set(all), opened };
+    expect(await verifyIncoming(spaceWith([k1, k2]), all, ahead)).toEqual(all);
   });
 
   it('refuses at their turn a body that opens under none of the space’s keys', async () => {
@@ -64,7 +66,8 @@ describe('opening bodies ahead', () => {
     const all = [...good, stranger!];
     const opened = await startOpening(all, [k1]);
     expect(opened.has(stranger!)).toBe(false);
-    expect(await errorCode(() => verifyIncoming(spaceWith([k1]), all, undefined, opened))).toBe(
+    const ahead = { verified: Promise.resolve(), checking: new Set(all), opened };
+    expect(await errorCode(() => verifyIncoming(spaceWith([k1]), all, ahead))).toBe(
       'invalid_version',
     );
   });
@@ -75,46 +78,116 @@ describe('opening bodies ahead', () => {
     const frame = encodeMessage({ t: 'vers', s: SPACE, v: versions.map((v) => v.bytes) });
     const withKeys = new InboxAhead(
       () => true,
-      (space) => (space === SPACE ? [key] : undefined),
+      (space) => (space === SPACE ? spaceWith([key]) : undefined),
     ).arrived(frame);
     expect((await withKeys.early!.ahead!.opened).size).toBe(20);
+    expect(withKeys.early!.ahead!.checking.size).toBe(20);
     // A space not open here: its bodies are opened at their turn only.
     const closed = new InboxAhead(() => true).arrived(frame);
     expect((await closed.early!.ahead!.opened).size).toBe(0);
   });
 });
 
+describe('checking ahead what is not held', () => {
+  it('leaves the versions the space holds out of the checks and openings started ahead', async () => {
+    const key = randomKey();
+    const versions = await sealedUnder(key, 20);
+    const held = new Set(versions.slice(0, 15).map((v) => v.id));
+    const space = {
+      id: SPACE,
+      keys: [key],
+      store: { hasVersion: (_: string, id: string) => held.has(id) },
+    } as unknown as SpaceView;
+    const frame = encodeMessage({ t: 'vers', s: SPACE, v: versions.map((v) => v.bytes) });
+    const ahead = new InboxAhead(
+      () => true,
+      () => space,
+    ).arrived(frame).early!.ahead!;
+    expect(ahead.versions).toHaveLength(20);
+    expect([...ahead.checking].map((v) => v.id)).toEqual(versions.slice(15).map((v) => v.id));
+    expect((await ahead.opened).size).toBe(5);
+  });
+
+  it('checks at their turn the versions the look-ahead did not: a forged one is refused', async () => {
+    const key = randomKey();
+    const good = await sealedUnder(key, 5);
+    const [other] = await sealedUnder(key, 1, 5);
+    // Its signature's last byte changed: the id still is the hash of its bytes.
+    const bytes = other!.bytes.slice();
+    bytes[bytes.length - 1]! ^= 1;
+    const [forged] = decodeIncoming([bytes]);
+    const all = [...good, forged!];
+    const ahead = { verified: Promise.resolve(), checking: new Set(good), opened: new Set(good) };
+    expect(await errorCode(() => verifyIncoming(spaceWith([key]), all, ahead))).toBe(
+      'invalid_version',
+    );
+    // Checked ahead, it would have been refused by the checks started then.
+    const checkedAhead = { ...ahead, verified: verifyVersions([forged!]) };
+    checkedAhead.verified.catch(() => {});
+    expect(
+      await errorCode(() =>
+        verifyIncoming(spaceWith([key]), all, { ...checkedAhead, checking: new Set(all) }),
+      ),
+    ).toBe('invalid_version');
+  });
+});
+
 describe('a node taking in vers messages', () => {
-  it('opens each body once, those of the messages waiting while one is stored ahead', async () => {
-    // Bodies opened on worker threads, counted.
+  it('opens each body once, those of the messages waiting while one is stored ahead, and checks nothing sent again', async () => {
+    // Bodies opened on worker threads and signatures checked, counted.
     const platform = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 1 });
     const aead = platform.chacha20poly1305!;
-    const opened = { bodies: 0 };
+    const counts = { bodies: 0, signatures: 0 };
     const counted: PlatformCrypto = {
       ...platform,
       chacha20poly1305: {
         ...aead,
         async openSaltedMany(batch) {
-          opened.bodies += batch.count;
+          counts.bodies += batch.count;
           return aead.openSaltedMany!(batch);
         },
+      },
+      ed25519Verifier(publicKey) {
+        const verify = platform.ed25519Verifier!(publicKey);
+        return (message, signature) => {
+          counts.signatures++;
+          return verify(message, signature);
+        };
       },
     };
     const node = await make({ crypto: counted });
     const { key, space, spaceKey, p } = await pushingPeer(node);
-    const versions = await posts(space, spaceKey, key, 1_200);
-    opened.bodies = 0;
-    for (let at = 0; at < versions.length; at += 100)
-      p.raw(
-        encodeMessage({ t: 'vers', s: space, v: versions.slice(at, at + 100).map((v) => v.bytes) }),
+    const versions = await posts(space, spaceKey, key, 1_300);
+    const push = (from: number, to: number) => {
+      for (let at = from; at < to; at += 100)
+        p.raw(
+          encodeMessage({
+            t: 'vers',
+            s: space,
+            v: versions.slice(at, Math.min(at + 100, to)).map((v) => v.bytes),
+          }),
+        );
+    };
+    const stored = (n: number) =>
+      waitFor(
+        async () => (await node.spaces.status(space)).versions >= n,
+        30_000,
+        `${n} pushed versions stored`,
       );
-    await waitFor(
-      async () => (await node.spaces.status(space)).versions >= 1_200,
-      30_000,
-      'every pushed version stored',
-    );
+    counts.bodies = 0;
+    counts.signatures = 0;
+    push(0, 1_200);
+    await stored(1_200);
     expect(p.peer.endReason).toBeUndefined();
-    // Each opened once: ahead of its turn, or at it.
-    expect(opened.bodies).toBe(1_200);
+    // Each opened and checked once: ahead of its turn, or at it.
+    expect(counts).toEqual({ bodies: 1_200, signatures: 1_200 });
+
+    // Sent again, they cost a lookup each, ahead as at their turn: the hundred new ones after them
+    // are the only ones checked and opened.
+    push(0, 1_200);
+    push(1_200, 1_300);
+    await stored(1_300);
+    expect(p.peer.endReason).toBeUndefined();
+    expect(counts).toEqual({ bodies: 1_300, signatures: 1_300 });
   });
 });

@@ -6,7 +6,7 @@
  * messages of one space that come one after another, decoded and checked ahead, are taken in
  * together ({@link InboxAhead.joinVersions}): one commit for all, as a store writes fastest.
  */
-import { decodeIncoming, startOpening, startVerifying } from '../intake.js';
+import { type DoneAhead, decodeIncoming, startOpening, startVerifying } from '../intake.js';
 import { isSystemCollection } from '../names.js';
 import type { Version } from '../version.js';
 import { decodeMessage, type Message } from './messages.js';
@@ -22,9 +22,11 @@ export const CHECKED_AHEAD = 2;
 /** A `vers` message decoded, and its signature checks started, ahead of its turn. */
 export interface CheckedAhead {
   versions: Version[];
+  /** The checks of those of `versions` not held here then (`checking`). */
   verified: Promise<void>;
+  checking: ReadonlySet<Version>;
   /**
-   * Those of `versions` whose bodies opened, under the keys the space had then: what
+   * Those of `checking` whose bodies opened, under the keys the space had then: what
    * `verifyIncoming` need not open again. Empty where nothing was opened ahead; never rejects.
    */
   opened: Promise<ReadonlySet<Version>>;
@@ -32,15 +34,23 @@ export interface CheckedAhead {
   checked: boolean;
 }
 
+/** What the look-ahead uses of a space open here: its keys, and what its store holds. */
+export interface SpaceAhead {
+  readonly keys: readonly Uint8Array[];
+  readonly store: { hasVersion(collection: string, id: string): boolean };
+}
+
 /**
  * Decodes a `vers` message and starts its signature checks before its turn, and with the
- * space's `keys` the opening of its bodies, so both run on the cores while the messages before
- * it are stored; `undefined` if it does not decode (which its turn then finds). The checks and
- * openings stand only for these versions, wherever handled.
+ * space's keys the opening of its bodies, so both run on the cores while the messages before it
+ * are stored; `undefined` if it does not decode (which its turn then finds). Versions the
+ * space's store holds already are left out: a peer sending them again costs a lookup, as at
+ * their turn, not a check. The checks and openings stand only for these versions, wherever
+ * handled.
  */
 export function checkAhead(
   m: Extract<Message, { t: 'vers' }>,
-  keys: readonly Uint8Array[] = [],
+  space?: SpaceAhead,
 ): CheckedAhead | undefined {
   let versions: Version[];
   try {
@@ -48,10 +58,13 @@ export function checkAhead(
   } catch {
     return undefined;
   }
+  const held = space?.store;
+  const checking = held ? versions.filter((v) => !held.hasVersion(v.collection, v.id)) : versions;
   const ahead: CheckedAhead = {
     versions,
-    verified: startVerifying(versions),
-    opened: startOpening(versions, keys),
+    verified: startVerifying(checking),
+    checking: new Set(checking),
+    opened: startOpening(checking, space?.keys ?? []),
     checked: false,
   };
   const over = () => {
@@ -59,6 +72,21 @@ export function checkAhead(
   };
   ahead.verified.then(over, over);
   return ahead;
+}
+
+/** What a `vers` message's turn is given of what {@link checkAhead} did: for `verifyIncoming`. */
+export async function doneAhead(aheads: readonly CheckedAhead[]): Promise<DoneAhead> {
+  const checking = new Set<Version>();
+  const opened = new Set<Version>();
+  for (const ahead of aheads) {
+    for (const v of ahead.checking) checking.add(v);
+    for (const v of await ahead.opened) opened.add(v);
+  }
+  return {
+    verified: Promise.all(aheads.map((a) => a.verified)).then(() => {}),
+    checking,
+    opened,
+  };
 }
 
 /** A frame decoded ahead of its turn, and for `vers`, its checks started. */
@@ -87,11 +115,12 @@ export class InboxAhead {
 
   /**
    * `checks(space)`: whether a `vers` of that space gets its checks started (shared, proven);
-   * `keys(space)`: the space's keys its bodies are opened ahead with, if it is open here.
+   * `space(id)`: the space, if it is open here, whose keys its bodies are opened ahead with and
+   * whose versions held are not checked again.
    */
   constructor(
     private readonly checks: (space: string) => boolean,
-    private readonly keys: (space: string) => readonly Uint8Array[] | undefined = () => undefined,
+    private readonly space: (id: string) => SpaceAhead | undefined = () => undefined,
   ) {}
 
   /**
@@ -159,7 +188,7 @@ export class InboxAhead {
       // Only for a space shared with a proven peer: nothing else gets its signatures checked.
       const ahead =
         message.t === 'vers' && this.checks(message.s)
-          ? checkAhead(message, this.keys(message.s))
+          ? checkAhead(message, this.space(message.s))
           : undefined;
       pending.early = { message, ahead };
     }

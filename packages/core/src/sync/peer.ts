@@ -73,7 +73,7 @@ export class Peer {
   /** The frames queued in the inbox, the next few checked ahead. */
   readonly #ahead = new InboxAhead(
     (space) => !this.#closed && !!this.did && this.#linked.has(space),
-    (space) => this.#syncs.get(space)?.space.keys,
+    (space) => this.#syncs.get(space)?.space,
   );
   readonly #budget: ConnectionBudget;
   /** Whether the transport was asked to stop reading, the inbox being full. */

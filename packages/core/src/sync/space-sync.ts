@@ -14,7 +14,7 @@ import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
-import type { CheckedAhead, EarlyVersions } from './inbox-ahead.js';
+import { type CheckedAhead, doneAhead, type EarlyVersions } from './inbox-ahead.js';
 import { MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import {
@@ -342,15 +342,11 @@ export class SpaceSync implements Reconciled {
         decoded.push(...this.#received(next));
       }
     }
-    // Checks started ahead stand for those versions; without them, every one is checked here.
-    const verified = messages.every((m) => m.ahead)
-      ? Promise.all(messages.map((m) => m.ahead!.verified)).then(() => {})
-      : undefined;
-    // Bodies opened ahead need not be opened again.
-    const opened = new Set<Version>();
-    for (const m of messages) if (m.ahead) for (const v of await m.ahead.opened) opened.add(v);
+    // Checks started and bodies opened ahead stand for those versions; the rest are done here.
+    const aheads = messages.flatMap((m) => (m.ahead ? [m.ahead] : []));
+    const ahead = aheads.length > 0 ? await doneAhead(aheads) : undefined;
     // Any version that does not verify, is of another space or does not open ends the connection.
-    const versions = await verifyIncoming(this.space, decoded, verified, opened);
+    const versions = await verifyIncoming(this.space, decoded, ahead);
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     await this.#admit(versions);
     this.#sendWants();
