@@ -82,11 +82,9 @@ export async function doneAhead(aheads: readonly CheckedAhead[]): Promise<DoneAh
     for (const v of ahead.checking) checking.add(v);
     for (const v of await ahead.opened) opened.add(v);
   }
-  return {
-    verified: Promise.all(aheads.map((a) => a.verified)).then(() => {}),
-    checking,
-    opened,
-  };
+  const verified = Promise.all(aheads.map((a) => a.verified)).then(() => {});
+  verified.catch(() => {}); // met by verifyIncoming; never left unhandled meanwhile
+  return { verified, checking, opened };
 }
 
 /** A frame decoded ahead of its turn, and for `vers`, its checks started. */
