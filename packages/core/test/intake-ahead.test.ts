@@ -26,9 +26,13 @@ const author = SigningKey.generate();
 const sealedUnder = (key: Uint8Array, count: number, from = 0) =>
   posts(SPACE, key, author, count, from);
 
-/** The part of a member's space view `verifyIncoming` reads: it holds nothing yet. */
-const spaceWith = (keys: Uint8Array[]) =>
-  ({ id: SPACE, keys, store: { hasVersion: () => false } }) as unknown as SpaceView;
+/** The part of a member's space view `verifyIncoming` reads: it holds the ids `held` (none). */
+const spaceWith = (keys: Uint8Array[], held: ReadonlySet<string> = new Set()) =>
+  ({
+    id: SPACE,
+    keys,
+    store: { hasVersion: (_: string, id: string) => held.has(id) },
+  }) as unknown as SpaceView;
 
 describe('opening bodies ahead', () => {
   it('gives the versions whose bodies opened under the keys given, and never rejects', async () => {
@@ -92,12 +96,7 @@ describe('checking ahead what is not held', () => {
   it('leaves the versions the space holds out of the checks and openings started ahead', async () => {
     const key = randomKey();
     const versions = await sealedUnder(key, 20);
-    const held = new Set(versions.slice(0, 15).map((v) => v.id));
-    const space = {
-      id: SPACE,
-      keys: [key],
-      store: { hasVersion: (_: string, id: string) => held.has(id) },
-    } as unknown as SpaceView;
+    const space = spaceWith([key], new Set(versions.slice(0, 15).map((v) => v.id)));
     const frame = encodeMessage({ t: 'vers', s: SPACE, v: versions.map((v) => v.bytes) });
     const ahead = new InboxAhead(
       () => true,
