@@ -120,25 +120,55 @@ describe('NegentropyStorage', () => {
 });
 
 describe('sealing order', () => {
-  // Few distinct values per key, so every tie-break level is exercised, across both 16-bit digits.
-  const word = fc.constantFrom(0, 1, 0xffff, 0x1_0000, 0x1234_5678, 0xffff_ffff);
+  /** Rows sorted by radixOrder (keys given least significant first) and by comparing them. */
+  const bothOrders = (rows: ReadonlyArray<readonly [number, number, number]>) => {
+    const col = (k: 0 | 1 | 2) => Uint32Array.from(rows, (r) => r[k]);
+    const order = radixOrder(rows.length, [col(2), col(1), col(0)]);
+    const expected = rows
+      .map((_, i) => i)
+      .sort(
+        (a, b) =>
+          rows[a]![0] - rows[b]![0] ||
+          rows[a]![1] - rows[b]![1] ||
+          rows[a]![2] - rows[b]![2] ||
+          a - b,
+      );
+    return { got: Array.from(order), expected };
+  };
+
+  // Few distinct values per key, so every tie-break level is exercised, across every 8-bit digit.
+  const word = fc.constantFrom(
+    0,
+    1,
+    0xff,
+    0x100,
+    0xffff,
+    0x1_0000,
+    0xff_0000,
+    0x100_0000,
+    0x1234_5678,
+    0xffff_ffff,
+  );
   test.prop([fc.array(fc.tuple(word, word, word), { maxLength: 300 })])(
     'radixOrder is a stable sort by the keys, least significant first',
     (rows) => {
-      const col = (k: 0 | 1 | 2) => Uint32Array.from(rows, (r) => r[k]);
-      const order = radixOrder(rows.length, [col(2), col(1), col(0)]);
-      const expected = rows
-        .map((_, i) => i)
-        .sort(
-          (a, b) =>
-            rows[a]![0] - rows[b]![0] ||
-            rows[a]![1] - rows[b]![1] ||
-            rows[a]![2] - rows[b]![2] ||
-            a - b,
-        );
-      expect(Array.from(order)).toEqual(expected);
+      const { got, expected } = bothOrders(rows);
+      expect(got).toEqual(expected);
     },
   );
+
+  it('radixOrder sorts as many items as take its 16-bit digits', () => {
+    // 40,000 rows from a fixed linear congruential sequence: past the count where the passes
+    // widen, with values spread over both 16-bit digits and repeated enough to tie.
+    let x = 12345;
+    const next = () => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return x % 3 === 0 ? (x & 0xffff_0000) >>> 0 : x;
+    };
+    const rows = Array.from({ length: 40_000 }, () => [next() & 0xff, next(), next()] as const);
+    const { got, expected } = bothOrders(rows);
+    expect(got).toEqual(expected);
+  });
 
   // Timestamps from a few values around 2^32; ids from a few bytes each, so items tie on the
   // timestamp, on the first id word and on the whole id.
