@@ -26,7 +26,6 @@ const WRITE_ATTEMPTS = 8;
  * prunes it, and a `createWritable` inside it fails until the lock is gone.
  */
 const RETRY_WRITE = new Set(['NotFoundError', 'NoModificationAllowedError']);
-const ABSENT_ERROR = { name: 'NotFoundError' };
 
 /** A {@link FolderFs} over a directory handle. */
 export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
@@ -34,15 +33,12 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     throw new TypeError('root must be a FileSystemDirectoryHandle');
   }
 
-  /** The folder at `names`, made when `create`, or `undefined` when absent. */
-  const folder = async (
-    names: readonly string[],
-    create: boolean,
-  ): Promise<FileSystemDirectoryHandle | undefined> => {
+  /** The folder at `names`, or `undefined` when it (or one above it) is absent. */
+  const find = async (names: readonly string[]): Promise<FileSystemDirectoryHandle | undefined> => {
     let dir = root;
     for (const name of names) {
       try {
-        dir = await dir.getDirectoryHandle(name, { create });
+        dir = await dir.getDirectoryHandle(name);
       } catch (error) {
         if (ABSENT.has(nameOf(error) ?? '')) return undefined;
         throw storageError('opening folder', names, error);
@@ -51,11 +47,32 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     return dir;
   };
 
+  /**
+   * The folder at `names`, made with those above it. A folder on the path pruned between being
+   * made and making the next one in it (NotFoundError) makes the walk begin again, a few times;
+   * a file where a folder should be (TypeMismatchError) is a `storage` error at once.
+   */
+  const make = async (names: readonly string[]): Promise<FileSystemDirectoryHandle> => {
+    for (let attempt = 1; ; attempt++) {
+      let dir = root;
+      try {
+        for (const name of names) dir = await dir.getDirectoryHandle(name, { create: true });
+        return dir;
+      } catch (error) {
+        if (nameOf(error) === 'NotFoundError' && attempt < WRITE_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, attempt));
+          continue;
+        }
+        throw storageError('making folder', names, error);
+      }
+    }
+  };
+
   return {
     atomicCreate: false,
 
     async readFile(names) {
-      const dir = await folder(names.slice(0, -1), false);
+      const dir = await find(names.slice(0, -1));
       if (!dir) return undefined;
       try {
         const handle = await dir.getFileHandle(names[names.length - 1]!);
@@ -67,7 +84,7 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     },
 
     async readFileRange(names, offset, length) {
-      const dir = await folder(names.slice(0, -1), false);
+      const dir = await find(names.slice(0, -1));
       if (!dir) return undefined;
       try {
         const handle = await dir.getFileHandle(names[names.length - 1]!);
@@ -83,11 +100,9 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     async writeFile(names, bytes) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const dir = await folder(names.slice(0, -1), true);
-          // A folder on the path was pruned between making it and making the next one in it
-          // (`folder` found it absent): the path is made again, as for NotFoundError below.
-          if (!dir)
-            throw Object.assign(new Error('a folder on its path was removed'), ABSENT_ERROR);
+          // A folder on the path pruned while it is made is made again there; one pruned
+          // after, while the file is written, is a NotFoundError retried below.
+          const dir = await make(names.slice(0, -1));
           const handle = await dir.getFileHandle(names[names.length - 1]!, { create: true });
           const writable = await handle.createWritable();
           try {
@@ -109,7 +124,7 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     },
 
     async list(names): Promise<FolderEntry[] | undefined> {
-      const dir = await folder(names, false);
+      const dir = await find(names);
       if (!dir) return undefined;
       const out: FolderEntry[] = [];
       try {
@@ -124,7 +139,7 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     },
 
     async removeFile(names) {
-      const dir = await folder(names.slice(0, -1), false);
+      const dir = await find(names.slice(0, -1));
       if (!dir) return;
       try {
         await dir.removeEntry(names[names.length - 1]!);
@@ -135,7 +150,7 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     },
 
     async removeEmptyFolder(names) {
-      const dir = await folder(names.slice(0, -1), false);
+      const dir = await find(names.slice(0, -1));
       if (!dir) return false;
       try {
         await dir.removeEntry(names[names.length - 1]!);
@@ -150,7 +165,7 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     },
 
     async makeFolder(names) {
-      await folder(names, true);
+      await make(names);
     },
 
     // The browser flushes on close(); there is no folder to flush.

@@ -3,7 +3,7 @@
  * over the handle seam, on real OPFS folders (`navigator.storage.getDirectory()`).
  */
 
-import { createNode, randomKey, type StoreFactory } from '@minca/core';
+import { createNode, isMincaError, randomKey, type StoreFactory } from '@minca/core';
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
 import { indexedDBStores } from '@minca/idb';
 import { folderPath } from '../../src/file-names.ts';
@@ -83,6 +83,40 @@ registered.push({
         if (back?.[0] !== 1) throw new Error(`round ${round}: the write did not land`);
         await removeAndPrune(fs, ['a', 'b', `new-${round}`], 0);
       }
+    } finally {
+      await teardown();
+    }
+  },
+});
+
+// A folder made while removeEntry prunes its path is there afterwards; a file where one of its
+// folders should be is a storage error, not a folder made in silence.
+registered.push({
+  name: 'handle seam › a folder made while its path is pruned is there, a file in the way fails',
+  run: async () => {
+    const { dir, teardown } = await opfsFolder();
+    try {
+      const fs = handleFolder(dir);
+      const one = new Uint8Array([1]);
+      for (let round = 0; round < 40; round++) {
+        await fs.writeFile(['a', 'b', 'old'], one, { sync: false });
+        await Promise.all([
+          removeAndPrune(fs, ['a', 'b', 'old'], 0),
+          fs.makeFolder(['a', 'b', `c-${round}`]),
+        ]);
+        const listed = await fs.list(['a', 'b', `c-${round}`]);
+        check(listed?.length === 0, `round ${round}: the folder is ${JSON.stringify(listed)}`);
+        await fs.removeEmptyFolder(['a', 'b', `c-${round}`]);
+      }
+      await fs.writeFile(['file'], one, { sync: false });
+      const refused = await fs.makeFolder(['file', 'below']).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      check(
+        isMincaError(refused) && refused.code === 'storage',
+        `a file in the way gave ${String(refused)}`,
+      );
     } finally {
       await teardown();
     }
