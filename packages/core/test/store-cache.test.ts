@@ -9,7 +9,7 @@ import { LruBodyCache } from '../src/lru.js';
 import { COLLECTION_CACHE_VERSIONS } from '../src/record-cache.js';
 import type { RecordState } from '../src/record-state.js';
 import { randomKey } from '../src/seal.js';
-import { DEFAULT_BODY_CACHE, Store } from '../src/store.js';
+import { CACHED_WRITE_MOST, DEFAULT_BODY_CACHE, Store } from '../src/store.js';
 import { createVersion, createVersions, type VersionDraft } from '../src/version.js';
 import { fakeStores } from './fake-adapter.js';
 import { nodeFixture } from './sync-helpers.js';
@@ -89,6 +89,26 @@ describe('the body cache', () => {
     await own.getVersions(made.map((v) => v.id));
     await own.getVersions(made.map((v) => v.id));
     expect(plain.asked).toHaveLength(made.length);
+  });
+
+  it('a small write puts its bodies in the cache, a large one (a join, a pull) does not', async () => {
+    const made = await versions(CACHED_WRITE_MOST + 2);
+    const cache = new LruBodyCache(1_000);
+    const store = await Store.open(await fakeStores().open('s'), { bodyCache: cache });
+    const few = made.slice(0, 2);
+    await store.commit({ versions: few });
+    expect(few.map((v) => cache.peek(v.id) !== undefined)).toEqual([true, true]);
+    const many = made.slice(2);
+    expect(many).toHaveLength(CACHED_WRITE_MOST);
+    await store.commit({ versions: many.slice(0, CACHED_WRITE_MOST - 1) });
+    expect(cache.size).toBe(CACHED_WRITE_MOST + 1);
+    const large = await versions(CACHED_WRITE_MOST + 1);
+    const other = await Store.open(await fakeStores().open('t'), { bodyCache: cache });
+    await other.commit({ versions: large });
+    expect(cache.size).toBe(CACHED_WRITE_MOST + 1);
+    // Read, they come from the adapter once, and through the cache after.
+    await other.getVersions(large.map((v) => v.id));
+    expect(cache.size).toBe(2 * CACHED_WRITE_MOST + 2);
   });
 
   it('a listing of more records than the cache holds reads past it; a smaller one through it', async () => {
