@@ -69,7 +69,8 @@ export function planVersions(
       if (fresh.has(old) || held(v.collection, old))
         deletes.push({ key: fileIndexKey(v.collection, v.record, old), value: undefined });
     let items = byCollection.get(v.collection);
-    if (!items) byCollection.set(v.collection, (items = new ItemBuffer()));
+    // Room for all of them: a commit's versions are nearly always of one collection.
+    if (!items) byCollection.set(v.collection, (items = new ItemBuffer(versions.length)));
     items.pushHex(v.timestamp, v.id);
   });
   entries.push(...deletes);

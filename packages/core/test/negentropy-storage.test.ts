@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../src/bytes.js';
 import { isMincaError } from '../src/errors.js';
 import { Negentropy, NegentropyStorage } from '../src/negentropy/index.js';
+import { ItemBuffer } from '../src/negentropy/item-buffer.js';
 import { radixOrder } from '../src/negentropy/sort.js';
 import { sealedItems } from '../src/negentropy/storage.js';
 
@@ -156,6 +157,17 @@ describe('sealing order', () => {
       expect(got).toEqual(expected);
     },
   );
+
+  it('an item buffer takes more items than the room it was given, or none', () => {
+    for (const room of [0, Number.NaN, 3, 100]) {
+      const buffer = new ItemBuffer(room);
+      for (let i = 9; i >= 0; i--) buffer.push(i, id(i));
+      const items = buffer.take();
+      expect(items.n).toBe(10);
+      expect(Array.from(items.lo)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(Array.from(items.ids.subarray(9 * 32, 10 * 32))).toEqual(Array.from(id(9)));
+    }
+  });
 
   it('radixOrder sorts as many items as take its 16-bit digits', () => {
     // 40,000 rows from a fixed linear congruential sequence: past the count where the passes

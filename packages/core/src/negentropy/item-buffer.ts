@@ -12,12 +12,22 @@ for (let d = 0; d < 16; d++) HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
 
 export class ItemBuffer {
   count = 0;
-  // Room for one item to start: typed arrays of up to 64 bytes live on the JS heap, larger
-  // ones cost an allocation of their own, and a put adds one item.
-  #ids = new Uint8Array(32);
-  #hi = new Uint32Array(1);
-  #lo = new Uint32Array(1);
+  #ids: Uint8Array;
+  #hi: Uint32Array;
+  #lo: Uint32Array;
   readonly #halves = new Uint32Array(2);
+
+  /**
+   * `room`: the items expected, where the caller knows (a commit of a few hundred grew its
+   * arrays nine times). Room for one by default: typed arrays of up to 64 bytes live on
+   * the JS heap, larger ones cost an allocation of their own, and a put adds one item.
+   */
+  constructor(room = 1) {
+    const n = Math.max(1, Math.floor(room) || 1);
+    this.#ids = new Uint8Array(32 * n);
+    this.#hi = new Uint32Array(n);
+    this.#lo = new Uint32Array(n);
+  }
 
   /**
    * Adds an item. `timestamp` is a safe non-negative integer or a bigint up to 2^64-2 (else a
