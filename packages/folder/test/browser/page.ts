@@ -7,7 +7,7 @@ import { createNode, isMincaError, randomKey, type StoreFactory } from '@minca/c
 import { runBlobStoreTests, runStorageAdapterTests } from '@minca/core/testing';
 import { indexedDBStores } from '@minca/idb';
 import { folderPath } from '../../src/file-names.ts';
-import { removeAndPrune, subFolder } from '../../src/folder-fs.ts';
+import { type FolderFs, removeAndPrune, subFolder } from '../../src/folder-fs.ts';
 import { handleFolder } from '../../src/handle-folder.ts';
 import {
   browserDataFolderStores,
@@ -65,63 +65,77 @@ runBlobStoreTests('createDirectoryBlobStore over OPFS', async () => {
   return { store: createDirectoryBlobStore(dir), teardown };
 });
 
-// Chromium locks a folder while removeEntry prunes it; a write into it meanwhile must still land.
-registered.push({
-  name: 'handle seam › a write into a folder being pruned lands',
-  run: async () => {
-    const { dir, teardown } = await opfsFolder();
-    try {
-      const fs = handleFolder(dir);
-      const one = new Uint8Array([1]);
-      for (let round = 0; round < 40; round++) {
-        await fs.writeFile(['a', 'b', 'old'], one, { sync: false });
-        await Promise.all([
-          removeAndPrune(fs, ['a', 'b', 'old'], 0),
-          fs.writeFile(['a', 'b', `new-${round}`], one, { sync: false }),
-        ]);
-        const back = await fs.readFile(['a', 'b', `new-${round}`]);
-        if (back?.[0] !== 1) throw new Error(`round ${round}: the write did not land`);
-        await removeAndPrune(fs, ['a', 'b', `new-${round}`], 0);
+const one = new Uint8Array([1]);
+
+/**
+ * Forty rounds of `during(round)` while removeAndPrune takes `a/b`'s one file and the folders
+ * it leaves empty (Chromium locks a folder while removeEntry prunes it), then `after(round)`.
+ */
+async function whilePruning(
+  fs: FolderFs,
+  during: (round: number) => Promise<void>,
+  after: (round: number) => Promise<void>,
+): Promise<void> {
+  for (let round = 0; round < 40; round++) {
+    await fs.writeFile(['a', 'b', 'old'], one, { sync: false });
+    await Promise.all([removeAndPrune(fs, ['a', 'b', 'old'], 0), during(round)]);
+    await after(round);
+  }
+}
+
+/** A check of the handle seam over a fresh OPFS folder, removed after. */
+function seamCheck(name: string, run: (fs: FolderFs) => Promise<void>): void {
+  registered.push({
+    name: `handle seam › ${name}`,
+    run: async () => {
+      const { dir, teardown } = await opfsFolder();
+      try {
+        await run(handleFolder(dir));
+      } finally {
+        await teardown();
       }
-    } finally {
-      await teardown();
-    }
-  },
-});
+    },
+  });
+}
+
+// A write into a folder being pruned must still land.
+seamCheck('a write into a folder being pruned lands', (fs) =>
+  whilePruning(
+    fs,
+    (round) => fs.writeFile(['a', 'b', `new-${round}`], one, { sync: false }),
+    async (round) => {
+      const back = await fs.readFile(['a', 'b', `new-${round}`]);
+      if (back?.[0] !== 1) throw new Error(`round ${round}: the write did not land`);
+      await removeAndPrune(fs, ['a', 'b', `new-${round}`], 0);
+    },
+  ),
+);
 
 // A folder made while removeEntry prunes its path is there afterwards; a file where one of its
 // folders should be is a storage error, not a folder made in silence.
-registered.push({
-  name: 'handle seam › a folder made while its path is pruned is there, a file in the way fails',
-  run: async () => {
-    const { dir, teardown } = await opfsFolder();
-    try {
-      const fs = handleFolder(dir);
-      const one = new Uint8Array([1]);
-      for (let round = 0; round < 40; round++) {
-        await fs.writeFile(['a', 'b', 'old'], one, { sync: false });
-        await Promise.all([
-          removeAndPrune(fs, ['a', 'b', 'old'], 0),
-          fs.makeFolder(['a', 'b', `c-${round}`]),
-        ]);
+seamCheck(
+  'a folder made while its path is pruned is there, a file in the way fails',
+  async (fs) => {
+    await whilePruning(
+      fs,
+      (round) => fs.makeFolder(['a', 'b', `c-${round}`]),
+      async (round) => {
         const listed = await fs.list(['a', 'b', `c-${round}`]);
         check(listed?.length === 0, `round ${round}: the folder is ${JSON.stringify(listed)}`);
         await fs.removeEmptyFolder(['a', 'b', `c-${round}`]);
-      }
-      await fs.writeFile(['file'], one, { sync: false });
-      const refused = await fs.makeFolder(['file', 'below']).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      check(
-        isMincaError(refused) && refused.code === 'storage',
-        `a file in the way gave ${String(refused)}`,
-      );
-    } finally {
-      await teardown();
-    }
+      },
+    );
+    await fs.writeFile(['file'], one, { sync: false });
+    const refused = await fs.makeFolder(['file', 'below']).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    check(
+      isMincaError(refused) && refused.code === 'storage',
+      `a file in the way gave ${String(refused)}`,
+    );
   },
-});
+);
 
 function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
