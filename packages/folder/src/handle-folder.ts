@@ -21,9 +21,10 @@ const NOT_EMPTY = new Set(['InvalidModificationError', 'NoModificationAllowedErr
 const WRITE_ATTEMPTS = 8;
 
 /**
- * Errors a write retries. NotFoundError: the folder went with its last file while the write
- * was on its way. NoModificationAllowedError: Chromium locks a folder while `removeEntry`
- * prunes it, and a `createWritable` inside it fails until the lock is gone.
+ * Errors a write (and making its folders) retries. NotFoundError: the folder went with its
+ * last file while the write was on its way. NoModificationAllowedError: Chromium locks a
+ * folder while `removeEntry` prunes it, and a `createWritable` inside it fails until the lock
+ * is gone.
  */
 const RETRY_WRITE = new Set(['NotFoundError', 'NoModificationAllowedError']);
 
@@ -49,8 +50,9 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
 
   /**
    * The folder at `names`, made with those above it. A folder on the path pruned between being
-   * made and making the next one in it (NotFoundError) makes the walk begin again, a few times;
-   * a file where a folder should be (TypeMismatchError) is a `storage` error at once.
+   * made and making the next one in it (NotFoundError), or locked while it is pruned, makes the
+   * walk begin again, a few times, as a write does; a file where a folder should be
+   * (TypeMismatchError) is a `storage` error at once.
    */
   const make = async (names: readonly string[]): Promise<FileSystemDirectoryHandle> => {
     for (let attempt = 1; ; attempt++) {
@@ -59,7 +61,7 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
         for (const name of names) dir = await dir.getDirectoryHandle(name, { create: true });
         return dir;
       } catch (error) {
-        if (nameOf(error) === 'NotFoundError' && attempt < WRITE_ATTEMPTS) {
+        if (RETRY_WRITE.has(nameOf(error) ?? '') && attempt < WRITE_ATTEMPTS) {
           await new Promise((resolve) => setTimeout(resolve, attempt));
           continue;
         }
