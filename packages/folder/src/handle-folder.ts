@@ -28,6 +28,21 @@ const WRITE_ATTEMPTS = 8;
  */
 const RETRY_WRITE = new Set(['NotFoundError', 'NoModificationAllowedError']);
 
+/**
+ * `work`, begun again while it fails with an error a write retries: up to {@link
+ * WRITE_ATTEMPTS} times, waiting a millisecond longer each time. Its last error is thrown.
+ */
+async function retried<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!RETRY_WRITE.has(nameOf(error) ?? '') || attempt >= WRITE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt));
+    }
+  }
+}
+
 /** A {@link FolderFs} over a directory handle. */
 export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
   if (typeof root?.getDirectoryHandle !== 'function') {
@@ -55,18 +70,14 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
    * (TypeMismatchError) is a `storage` error at once.
    */
   const make = async (names: readonly string[]): Promise<FileSystemDirectoryHandle> => {
-    for (let attempt = 1; ; attempt++) {
-      let dir = root;
-      try {
+    try {
+      return await retried(async () => {
+        let dir = root;
         for (const name of names) dir = await dir.getDirectoryHandle(name, { create: true });
         return dir;
-      } catch (error) {
-        if (RETRY_WRITE.has(nameOf(error) ?? '') && attempt < WRITE_ATTEMPTS) {
-          await new Promise((resolve) => setTimeout(resolve, attempt));
-          continue;
-        }
-        throw storageError('making folder', names, error);
-      }
+      });
+    } catch (error) {
+      throw storageError('making folder', names, error);
     }
   };
 
@@ -100,10 +111,10 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
     },
 
     async writeFile(names, bytes) {
-      for (let attempt = 1; ; attempt++) {
-        try {
+      try {
+        await retried(async () => {
           // A folder on the path pruned while it is made is made again there; one pruned
-          // after, while the file is written, is a NotFoundError retried below.
+          // after, while the file is written, is a NotFoundError: the write begins again.
           const dir = await make(names.slice(0, -1));
           const handle = await dir.getFileHandle(names[names.length - 1]!, { create: true });
           const writable = await handle.createWritable();
@@ -114,14 +125,9 @@ export function handleFolder(root: FileSystemDirectoryHandle): FolderFs {
             throw error;
           }
           await writable.close();
-          return;
-        } catch (error) {
-          if (RETRY_WRITE.has(nameOf(error) ?? '') && attempt < WRITE_ATTEMPTS) {
-            await new Promise((resolve) => setTimeout(resolve, attempt));
-            continue;
-          }
-          throw error instanceof MincaError ? error : storageError('writing', names, error);
-        }
+        });
+      } catch (error) {
+        throw error instanceof MincaError ? error : storageError('writing', names, error);
       }
     },
 
