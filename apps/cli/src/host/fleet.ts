@@ -14,7 +14,7 @@ import {
   type StatementKind,
   signStatement,
 } from './fleet-statements.js';
-import type { Subscription } from './subscriptions.js';
+import { readSubscription, type Subscription, subscriptionFields } from './subscriptions.js';
 
 export const HOSTS_PREFIX = `${FLEET_PREFIX}hosts/`;
 export const HELD_PREFIX = `${FLEET_PREFIX}held/`;
@@ -42,31 +42,6 @@ export interface FleetHost {
 }
 
 const whole = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-
-/** A subscription as a fleet statement's body (spec 06 §2.1, without `v`). */
-export function subscriptionBody(s: Subscription): Record<string, unknown> {
-  return {
-    account: s.account,
-    spaces: s.spaces,
-    bytes: s.bytes,
-    ...(s.expires === undefined ? {} : { expires: s.expires }),
-    created: s.created,
-  };
-}
-
-function readSubscription(id: string, b: Record<string, unknown>): Subscription | undefined {
-  if (typeof b.account !== 'string' || !whole(b.spaces) || !whole(b.bytes) || !whole(b.created))
-    return undefined;
-  if (b.expires !== undefined && !whole(b.expires)) return undefined;
-  return {
-    id,
-    account: b.account,
-    spaces: b.spaces as number,
-    bytes: b.bytes as number,
-    ...(b.expires === undefined ? {} : { expires: b.expires as number }),
-    created: b.created as number,
-  };
-}
 
 export class Fleet {
   readonly #held = new Map<string, HeldSpaceRecord>();
@@ -225,7 +200,7 @@ export class Fleet {
 
   async addSubscription(sub: Subscription): Promise<void> {
     const key = SUBSCRIPTIONS_PREFIX + sub.id;
-    const bytes = await signStatement(this.signer, 'subscription', key, subscriptionBody(sub));
+    const bytes = await signStatement(this.signer, 'subscription', key, subscriptionFields(sub));
     await this.bucket.put(key, bytes);
     this.#subscriptions.set(sub.id, sub);
   }

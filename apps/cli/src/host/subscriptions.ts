@@ -26,32 +26,27 @@ export interface Subscription {
 
 const SUBSCRIPTION_ID = /^[0-9a-f]{16}$/;
 
-function encode(s: Subscription): Uint8Array {
-  return encodeCbor({
-    v: 1,
+const whole = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * A subscription's fields as they are written, in this host's store (with `v: 1`) and in a
+ * fleet's statements (spec 06 §2.1): everything but its id, which names where it is kept.
+ */
+export function subscriptionFields(s: Subscription): Record<string, unknown> {
+  return {
     account: s.account,
     spaces: s.spaces,
     bytes: s.bytes,
     ...(s.expires === undefined ? {} : { expires: s.expires }),
     created: s.created,
-  });
+  };
 }
 
-function decode(id: string, bytes: Uint8Array): Subscription {
-  const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
-  const whole = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-  if (
-    typeof m !== 'object' ||
-    m === null ||
-    m.v !== 1 ||
-    typeof m.account !== 'string' ||
-    !whole(m.spaces) ||
-    !whole(m.bytes) ||
-    !whole(m.created) ||
-    (m.expires !== undefined && !whole(m.expires))
-  ) {
-    throw new MincaError('corrupt', `subscription ${id} does not read as one`);
-  }
+/** Subscription `id` from the fields {@link subscriptionFields} wrote, or `undefined` if they aren't. */
+export function readSubscription(id: string, m: Record<string, unknown>): Subscription | undefined {
+  if (typeof m.account !== 'string' || !whole(m.spaces) || !whole(m.bytes) || !whole(m.created))
+    return undefined;
+  if (m.expires !== undefined && !whole(m.expires)) return undefined;
   return {
     id,
     account: m.account,
@@ -60,6 +55,17 @@ function decode(id: string, bytes: Uint8Array): Subscription {
     ...(m.expires === undefined ? {} : { expires: m.expires as number }),
     created: m.created as number,
   };
+}
+
+function encode(s: Subscription): Uint8Array {
+  return encodeCbor({ v: 1, ...subscriptionFields(s) });
+}
+
+function decode(id: string, bytes: Uint8Array): Subscription {
+  const m = decodeStrict(bytes, { maxBytes: 4096, maxDepth: 1 }) as Record<string, unknown>;
+  const read = typeof m === 'object' && m !== null && m.v === 1 && readSubscription(id, m);
+  if (!read) throw new MincaError('corrupt', `subscription ${id} does not read as one`);
+  return read;
 }
 
 export class Subscriptions {

@@ -1,0 +1,47 @@
+// A host's subscriptions as its store keeps them: what was written reads back, and an entry
+// that is not one (another program's, a damaged file) is `corrupt`, never a subscription.
+import { encodeCbor } from '@minca/core';
+import { memoryStores } from '@minca/memory';
+import { describe, expect, it } from 'vitest';
+import {
+  HOST_STORE_PATH,
+  readSubscription,
+  SUBSCRIPTION_PREFIX,
+  Subscriptions,
+  subscriptionFields,
+} from '../src/host/subscriptions.ts';
+
+const account = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
+
+async function opened() {
+  const store = await memoryStores().open(HOST_STORE_PATH);
+  return { store, subscriptions: new Subscriptions(store) };
+}
+
+describe('subscriptions', () => {
+  it('read back as written, with or without an end', async () => {
+    const { subscriptions } = await opened();
+    const a = await subscriptions.add({ account, spaces: 3, bytes: 1000 }, 5);
+    const b = await subscriptions.add({ account, spaces: 1, bytes: 10, expires: 99 }, 6);
+    expect(await subscriptions.get(a.id)).toEqual(a);
+    expect(await subscriptions.get(b.id)).toEqual(b);
+    expect(await subscriptions.forAccount(account, 50)).toHaveLength(2);
+    expect(await subscriptions.forAccount(account, 100)).toEqual([a]);
+    // The fields a fleet statement carries read back the same way.
+    expect(readSubscription(b.id, subscriptionFields(b))).toEqual(b);
+  });
+
+  it.each([
+    ['another format', { v: 2, account, spaces: 1, bytes: 1, created: 1 }],
+    ['a negative count', { v: 1, account, spaces: -1, bytes: 1, created: 1 }],
+    ['no account', { v: 1, spaces: 1, bytes: 1, created: 1 }],
+    ['an end that is no time', { v: 1, account, spaces: 1, bytes: 1, created: 1, expires: 'x' }],
+    ['not a map', [1, 2, 3]],
+  ])('an entry with %s is corrupt', async (_, value) => {
+    const { store, subscriptions } = await opened();
+    const id = '0123456789abcdef';
+    await store.batch([{ key: SUBSCRIPTION_PREFIX + id, value: encodeCbor(value) }]);
+    await expect(subscriptions.get(id)).rejects.toMatchObject({ code: 'corrupt' });
+    await expect(subscriptions.list()).rejects.toMatchObject({ code: 'corrupt' });
+  });
+});
