@@ -14,7 +14,7 @@ import {
   type StatementKind,
   signStatement,
 } from './fleet-statements.js';
-import { readSubscription, type Subscription, subscriptionFields } from './subscriptions.js';
+import { readSubscription, type Subscription, subscriptionFields, whole } from './subscriptions.js';
 
 export const HOSTS_PREFIX = `${FLEET_PREFIX}hosts/`;
 export const HELD_PREFIX = `${FLEET_PREFIX}held/`;
@@ -40,8 +40,6 @@ export interface FleetHost {
   /** When it last renewed its record, ms. */
   at: number;
 }
-
-const whole = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 export class Fleet {
   readonly #held = new Map<string, HeldSpaceRecord>();

@@ -26,7 +26,9 @@ export interface Subscription {
 
 const SUBSCRIPTION_ID = /^[0-9a-f]{16}$/;
 
-const whole = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+/** Whether `v` is a whole number a count or a time may be: safe, and not below 0. */
+export const whole = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /**
  * A subscription's fields as they are written, in this host's store (with `v: 1`) and in a
