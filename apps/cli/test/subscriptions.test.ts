@@ -31,6 +31,23 @@ describe('subscriptions', () => {
     expect(readSubscription(b.id, subscriptionFields(b))).toEqual(b);
   });
 
+  it('are refused with counts that are not whole numbers, or an account that is no DID', async () => {
+    const { subscriptions } = await opened();
+    for (const [spaces, bytes] of [
+      [-1, 10],
+      [1.5, 10],
+      [1, Number.NaN],
+      [1, 2 ** 53],
+    ] as const)
+      await expect(subscriptions.add({ account, spaces, bytes })).rejects.toMatchObject({
+        code: 'invalid_input',
+      });
+    await expect(
+      subscriptions.add({ account: 'alice', spaces: 1, bytes: 1 }),
+    ).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(await subscriptions.list()).toEqual([]);
+  });
+
   it.each([
     ['another format', { v: 2, account, spaces: 1, bytes: 1, created: 1 }],
     ['a negative count', { v: 1, account, spaces: -1, bytes: 1, created: 1 }],

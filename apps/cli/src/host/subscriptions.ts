@@ -81,8 +81,7 @@ export class Subscriptions {
       ['spaces', fields.spaces],
       ['bytes', fields.bytes],
     ] as const) {
-      if (!Number.isSafeInteger(v) || v < 0)
-        throw new MincaError('invalid_input', `${name} must be a whole number`);
+      if (!whole(v)) throw new MincaError('invalid_input', `${name} must be a whole number`);
     }
     const sub: Subscription = { id: randomBytes(8).toString('hex'), ...fields, created: now };
     await this.store.batch([{ key: SUBSCRIPTION_PREFIX + sub.id, value: encode(sub) }]);
