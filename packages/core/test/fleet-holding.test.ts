@@ -234,5 +234,7 @@ describe('holding: refusals, records from elsewhere, files', () => {
       'the file, once allowed',
     );
     expect(await host.files.bytes(space)).toBe(600_000 + 3 * 40);
+    // The list of spaces held counts them too, in the same pass as the versions.
+    expect((await host.spaces.held()).find((h) => h.id === space)?.files).toBe(600_000 + 3 * 40);
   });
 });

@@ -389,7 +389,7 @@ export async function hostStatus(context: Context, options: { data?: string }): 
         account: s.offeredBy,
         versions: s.versions,
         bytes: s.bytes,
-        files: await host.node.files.bytes(s.id),
+        files: s.files,
         fingerprint: (await host.node.spaces.status(s.id)).fingerprint,
         added: s.added,
       });

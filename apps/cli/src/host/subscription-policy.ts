@@ -53,7 +53,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
     for (const held of await node.spaces.held()) {
       this.#account.set(held.id, held.offeredBy);
       this.#versions.set(held.id, held.bytes);
-      this.#files.set(held.id, await node.files.bytes(held.id));
+      this.#files.set(held.id, held.files);
     }
   }
 

@@ -3,6 +3,7 @@
  * node keeps, as its policy allows; the spaces held and what each holds; letting one go.
  */
 import { MincaError } from '../errors.js';
+import type { NodeFiles } from '../files/node-files.js';
 import type { HoldingPolicy } from '../hosting/holding-policy.js';
 import type { HeldEntry, Registry } from '../registry.js';
 import type { Admission, OfferedSpace } from '../sync/sync-host.js';
@@ -20,12 +21,15 @@ export interface HeldSpaceInfo {
   versions: number;
   /** Bytes of the versions held. */
   bytes: number;
+  /** Sealed bytes of the file chunks held (as `node.files.bytes` counts them). */
+  files: number;
 }
 
 export class Holding {
   constructor(
     private readonly registry: Registry,
     private readonly spaces: OpenSpaces,
+    private readonly files: NodeFiles,
     private readonly policy: HoldingPolicy,
     private readonly now: () => number,
     /** Told of each space newly held, once its proof verified (fleet peers hear of it). */
@@ -89,23 +93,33 @@ export class Holding {
     return answer;
   }
 
-  /** Every space held, with what each holds. It opens each one to count. */
+  /**
+   * Every space held, with what each holds, versions and files: one pass opens each space once
+   * to count (a host past its most open spaces would otherwise open each again for its files).
+   */
   async list(): Promise<HeldSpaceInfo[]> {
     this.spaces.check();
     const out: HeldSpaceInfo[] = [];
     for (const id of (await this.registry.heldIds()).sort()) {
       const entry = await this.registry.getHeld(id);
       if (!entry) continue;
-      const space = await this.spaces.held(entry);
-      const { access, offeredBy, added } = entry;
-      out.push({
-        id,
-        access,
-        offeredBy,
-        added,
-        versions: space.store.versionCount(),
-        bytes: space.heldBytes,
-      });
+      // Kept open while counted: a peer opening another space can't close it in between.
+      const done = this.spaces.keepOpen(id);
+      try {
+        const space = await this.spaces.held(entry);
+        const { access, offeredBy, added } = entry;
+        out.push({
+          id,
+          access,
+          offeredBy,
+          added,
+          versions: space.store.versionCount(),
+          bytes: space.heldBytes,
+          files: (await this.files.of(space)).heldBytes(),
+        });
+      } finally {
+        done();
+      }
     }
     return out;
   }
