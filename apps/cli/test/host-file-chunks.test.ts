@@ -9,6 +9,7 @@ import { type RunningS3rver, startS3rver } from '@minca/s3/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNKS_DIR, hostKey, openHostNode } from '../src/host/host-node.ts';
+import { until } from './minca.ts';
 
 const MiB = 1024 * 1024;
 const bytesOf = (n: number, seed: number) => new Uint8Array(n).map((_, i) => (i * seed + 7) & 0xff);
@@ -40,15 +41,6 @@ async function chunkFiles(data: string, space: string, id: string): Promise<numb
 }
 const chunkPath = (data: string, space: string, id: string, n: number) =>
   join(data, CHUNKS_DIR, space, id, `${n}.minca`);
-
-/** Polls `check` every 50 ms for at most 10 s. */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** The largest `f/<id>/<n>` value the database holds: a marker (1 byte) when chunks are beside it. */
 function largestChunkEntry(data: string): number {

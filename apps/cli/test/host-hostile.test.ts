@@ -13,7 +13,7 @@ import { memoryStores } from '@minca/memory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type Link, linkTo } from '../src/links.ts';
-import { envFor, minca, mincaJson, type Running, startMinca, tempHome } from './minca.ts';
+import { envFor, minca, mincaJson, type Running, startMinca, tempHome, until } from './minca.ts';
 
 const SILENT = fileURLToPath(new URL('./silent-sockets.mjs', import.meta.url));
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
@@ -60,14 +60,6 @@ async function startHost(name: string, files?: number) {
   return { host, data, url: host.first.url as string, did: host.first.did as string };
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 describe('a host against hostile peers', () => {
   it('closes a silent socket, upgraded or not, within 10 s', async () => {
     const { url } = await startHost('silent');
@@ -94,7 +86,7 @@ describe('a host against hostile peers', () => {
     expect(readFileSync(`/proc/${host.child.pid}/limits`, 'utf8')).toMatch(
       /Max open files\s+1024\s+1024/,
     );
-    await until(() => /file limit \(ulimit -n\) is 1024/.test(host.stderr()), 5_000, 'the note');
+    await until(() => /file limit \(ulimit -n\) is 1024/.test(host.stderr()), 'the note', 5_000);
     const space = (await mincaJson<{ id: string }>(a, ['space', 'create'])).id;
     await mincaJson(a, ['space', 'allow', space, url]);
     await mincaJson(a, ['put', space, 'app.post', '{"through":"the crowd"}']);
@@ -111,7 +103,7 @@ describe('a host against hostile peers', () => {
       const last = d.toString().trim().split('\n').at(-1);
       if (last) stats = JSON.parse(last);
     });
-    await until(() => stats.opened >= 1_100, 30_000, 'the 1,100 silent sockets');
+    await until(() => stats.opened >= 1_100, 'the 1,100 silent sockets', 30_000);
     const ran = await minca(a, ['--json', 'sync', url, '--timeout', '60'], { timeoutMs: 90_000 });
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toEqual([expect.objectContaining({ space, level: true })]);
@@ -141,8 +133,8 @@ describe('a host against hostile peers', () => {
     links.push(linkTo(owner, url), linkTo(member, url));
     const level = (node: MincaNode) => async () =>
       (await node.spaces.status(space)).peers.some((p) => p.level);
-    await until(level(owner), 30_000, 'the owner level with the host');
-    await until(level(member), 30_000, 'the member level with the host');
+    await until(level(owner), 'the owner level with the host', 30_000);
+    await until(level(member), 'the member level with the host', 30_000);
 
     // The attacker: a throwaway key, a handshake, then spaces messages naming 10,000 spaces
     // with 10,000 access proofs for 10,000 others.
@@ -170,8 +162,8 @@ describe('a host against hostile peers', () => {
     const written = await owner.records.put(space, 'app.post', { during: 'the flood' });
     await until(
       async () => (await member.records.get(space, 'app.post', written.id)) !== undefined,
-      30_000,
       'the record, through the host',
+      30_000,
     );
     await flooding;
     await settled(pid, before + budget);

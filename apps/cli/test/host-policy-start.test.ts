@@ -8,20 +8,12 @@ import { createMemoryTransportPair, createNode, type MincaNode } from '@minca/co
 import { memoryStores } from '@minca/memory';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openHostNode } from '../src/host/host-node.ts';
+import { until } from './minca.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
-
-/** Polls `check` every 50 ms for at most 10 s. */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function link(a: MincaNode, b: MincaNode): () => void {
   const [ta, tb] = createMemoryTransportPair();

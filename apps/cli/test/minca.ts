@@ -137,3 +137,16 @@ export function startMinca(
     });
   });
 }
+
+/** Polls `check` every 50 ms until it holds; throws naming `what` after `ms`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 10_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
