@@ -235,6 +235,8 @@ describe('holding: refusals, records from elsewhere, files', () => {
     );
     expect(await host.files.bytes(space)).toBe(600_000 + 3 * 40);
     // The list of spaces held counts them too, in the same pass as the versions.
-    expect((await host.spaces.held()).find((h) => h.id === space)?.files).toBe(600_000 + 3 * 40);
+    const held = (await host.spaces.held()).find((h) => h.id === space);
+    expect(held?.files).toBe(600_000 + 3 * 40);
+    expect(held?.fingerprint).toBe((await host.spaces.status(space)).fingerprint);
   });
 });

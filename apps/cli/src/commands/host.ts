@@ -374,26 +374,16 @@ export async function subscriptionRemove(
 export async function hostStatus(context: Context, options: { data?: string }): Promise<void> {
   const host = await openHostNode(dataDir(context, options.data, 'host'), { holding: 'all' });
   try {
-    const held: Array<{
-      id: string;
-      account: string;
-      versions: number;
-      bytes: number;
-      files: number;
-      fingerprint: string;
-      added: number;
-    }> = [];
-    for (const s of await host.node.spaces.held()) {
-      held.push({
-        id: s.id,
-        account: s.offeredBy,
-        versions: s.versions,
-        bytes: s.bytes,
-        files: s.files,
-        fingerprint: (await host.node.spaces.status(s.id)).fingerprint,
-        added: s.added,
-      });
-    }
+    // What `--json` gives for each: the account it is held for, what it takes, its fingerprint.
+    const held = (await host.node.spaces.held()).map((s) => ({
+      id: s.id,
+      account: s.offeredBy,
+      versions: s.versions,
+      bytes: s.bytes,
+      files: s.files,
+      fingerprint: s.fingerprint,
+      added: s.added,
+    }));
     context.out.result(held, () =>
       held.length === 0
         ? 'holds no space yet'

@@ -23,6 +23,8 @@ export interface HeldSpaceInfo {
   bytes: number;
   /** Sealed bytes of the file chunks held (as `node.files.bytes` counts them). */
   files: number;
+  /** The Negentropy fingerprint of every collection together, as hex (as `spaces.status` gives). */
+  fingerprint: string;
 }
 
 export class Holding {
@@ -94,8 +96,9 @@ export class Holding {
   }
 
   /**
-   * Every space held, with what each holds, versions and files: one pass opens each space once
-   * to count (a host past its most open spaces would otherwise open each again for its files).
+   * Every space held, with what each holds, versions and files, and its fingerprint: one pass
+   * opens each space once (a host past its most open spaces would otherwise open each again to
+   * ask for more).
    */
   async list(): Promise<HeldSpaceInfo[]> {
     this.spaces.check();
@@ -116,6 +119,7 @@ export class Holding {
           versions: space.store.versionCount(),
           bytes: space.heldBytes,
           files: (await this.files.of(space)).heldBytes(),
+          fingerprint: space.store.fingerprint(),
         });
       } finally {
         done();
