@@ -102,7 +102,9 @@ describe('fleet statements', () => {
 });
 
 describe("a host's policy over the fleet", () => {
-  const subs = (list: Subscription[]) => ({ list: async () => list });
+  const subs = (list: Subscription[]) => ({
+    ofAccount: async (account: string) => list.filter((s) => s.account === account),
+  });
   const allow = (bytes: number, spaces = 5): Subscription => ({
     id: '0000000000000001',
     account: ACCOUNT,

@@ -1,7 +1,14 @@
 // A host's subscriptions as its store keeps them: what was written reads back, and an entry
-// that is not one (another program's, a damaged file) is `corrupt`, never a subscription.
-import { encodeCbor } from '@minca/core';
+// that is not one (another program's, a damaged file) is `corrupt`, never a subscription. A
+// running host sees what another process changes at its next read, and reads them all again
+// only then: two connections to one real SQLite file.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeCbor, type StorageAdapter } from '@minca/core';
 import { memoryStores } from '@minca/memory';
+import { sqliteStores } from '@minca/sqlite';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   HOST_STORE_PATH,
@@ -60,5 +67,51 @@ describe('subscriptions', () => {
     await store.batch([{ key: SUBSCRIPTION_PREFIX + id, value: encodeCbor(value) }]);
     await expect(subscriptions.get(id)).rejects.toMatchObject({ code: 'corrupt' });
     await expect(subscriptions.list()).rejects.toMatchObject({ code: 'corrupt' });
+  });
+
+  it('are read again only once another process changed them, and then at once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'minca-subs-'));
+    const [hostDb, cliDb] = [0, 1].map(() => new Database(join(dir, 'host.sqlite')));
+    try {
+      // The host's store counts its reads; the CLI's is a connection of its own to the file.
+      const reads = { get: 0, list: 0 };
+      const real = await sqliteStores(hostDb!).open(HOST_STORE_PATH);
+      const counted: StorageAdapter = Object.create(real, {
+        get: {
+          value: (key: string) => {
+            reads.get++;
+            return real.get(key);
+          },
+        },
+        list: {
+          value: (prefix: string) => {
+            reads.list++;
+            return real.list(prefix);
+          },
+        },
+      });
+      const host = new Subscriptions(counted);
+      const cli = new Subscriptions(await sqliteStores(cliDb!).open(HOST_STORE_PATH));
+      const other = 'did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH';
+
+      expect(await host.ofAccount(account)).toEqual([]);
+      const a = await cli.add({ account, spaces: 1, bytes: 100 });
+      const b = await cli.add({ account: other, spaces: 2, bytes: 200 });
+      expect(await host.ofAccount(account)).toEqual([a]);
+      expect(await host.ofAccount(other)).toEqual([b]);
+
+      // Nothing changed: one read of the change mark, and no subscription read.
+      const before = { ...reads };
+      expect(await host.ofAccount(account)).toEqual([a]);
+      expect(reads).toEqual({ get: before.get + 1, list: before.list });
+
+      expect(await cli.remove(a.id)).toBe(true);
+      expect(await host.ofAccount(account)).toEqual([]);
+      expect(await host.ofAccount(other)).toEqual([b]);
+    } finally {
+      hostDb!.close();
+      cliDb!.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -196,6 +196,11 @@ export class Fleet {
     return [...this.#subscriptions.values()];
   }
 
+  /** The subscriptions of `account` the fleet's bucket held at the last refresh. */
+  subscriptionsOf(account: string): Subscription[] {
+    return [...this.#subscriptions.values()].filter((s) => s.account === account);
+  }
+
   async addSubscription(sub: Subscription): Promise<void> {
     const key = SUBSCRIPTIONS_PREFIX + sub.id;
     const bytes = await signStatement(this.signer, 'subscription', key, subscriptionFields(sub));

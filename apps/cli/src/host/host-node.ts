@@ -122,7 +122,9 @@ export async function openHostNode(
     await fleet.refresh().catch(note);
   }
   // A host or carrier fetches and keeps every file its spaces name, and mirrors to its bucket.
-  const source = fleet ? { list: async () => fleet.subscriptions() } : subscriptions;
+  const source = fleet
+    ? { ofAccount: async (a: string) => fleet.subscriptionsOf(a) }
+    : subscriptions;
   const policy =
     options.holding === 'subscriptions'
       ? new SubscriptionPolicy(source, Date.now, fleet, note)

@@ -3,9 +3,10 @@
  * first peer to offer it) while that account's subscriptions in force allow one more space,
  * and takes in versions and file chunks while they keep the account's bytes within its
  * allowance: a batch that would take it past is refused whole, so it never goes over. Refusals
- * carry a reason a person can act on. Subscriptions are read at each decision; what each space
- * holds is tallied here from what the node tells the policy. In a fleet (spec 06 §6) the
- * subscriptions, the spaces held and what other hosts hold come from the fleet's bucket.
+ * carry a reason a person can act on. Subscriptions are asked for at each decision (the store
+ * answers from memory while none changed, spec 06 §2); what each space holds is tallied here
+ * from what the node tells the policy. In a fleet (spec 06 §6) the subscriptions, the spaces
+ * held and what other hosts hold come from the fleet's bucket.
  */
 import type { DataOffer, HeldSpaceRecord, HoldingPolicy, MincaNode, SpaceOffer } from '@minca/core';
 import { formatBytes } from '../output.js';
@@ -20,7 +21,8 @@ interface Allowance {
 
 /** Where subscriptions come from: the host's own store, or its fleet's bucket. */
 export interface SubscriptionSource {
-  list(): Promise<Subscription[]>;
+  /** Every subscription of `account`, in force or not. */
+  ofAccount(account: string): Promise<readonly Subscription[]>;
 }
 
 /** What the rest of a fleet holds, for a host's decisions (the fleet's bucket, fleet.ts). */
@@ -36,6 +38,8 @@ export interface FleetLedger {
 export class SubscriptionPolicy implements HoldingPolicy {
   /** Held space → the account it is held under. */
   readonly #account = new Map<string, string>();
+  /** Account → the spaces held under it here: a decision looks at one account's, not all. */
+  readonly #spaces = new Map<string, Set<string>>();
   /** Held space → bytes of its versions, and of its file chunks. */
   readonly #versions = new Map<string, number>();
   readonly #files = new Map<string, number>();
@@ -51,10 +55,20 @@ export class SubscriptionPolicy implements HoldingPolicy {
   /** Learns what the node holds already (once, at start). */
   async load(node: MincaNode): Promise<void> {
     for (const held of await node.spaces.held()) {
-      this.#account.set(held.id, held.offeredBy);
+      this.#hold(held.id, held.offeredBy);
       this.#versions.set(held.id, held.bytes);
       this.#files.set(held.id, held.files);
     }
+  }
+
+  /** Space `space` is held here under `account`. */
+  #hold(space: string, account: string): void {
+    const was = this.#account.get(space);
+    if (was !== undefined && was !== account) this.#spaces.get(was)?.delete(space);
+    this.#account.set(space, account);
+    const of = this.#spaces.get(account);
+    if (of) of.add(space);
+    else this.#spaces.set(account, new Set([space]));
   }
 
   /** Bytes this host holds per space: versions and file chunks. */
@@ -69,7 +83,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
   }
 
   async #allowance(account: string): Promise<Allowance> {
-    const all = (await this.subscriptions.list()).filter((s) => s.account === account);
+    const all = await this.subscriptions.ofAccount(account);
     const now = this.now();
     const inForce = all.filter((s) => (s.expires ?? Infinity) > now);
     if (inForce.length === 0) {
@@ -90,7 +104,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
 
   /** The spaces held for `account`: here, and anywhere in the fleet. */
   #spacesOf(account: string): string[] {
-    const here = [...this.#account].flatMap(([space, a]) => (a === account ? [space] : []));
+    const here = this.#spaces.get(account) ?? [];
     return [...new Set([...here, ...(this.fleet?.spacesHeldFor(account) ?? [])])];
   }
 
@@ -104,7 +118,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
   }
 
   async spaceHeld(record: HeldSpaceRecord): Promise<void> {
-    this.#account.set(record.space, record.offeredBy);
+    this.#hold(record.space, record.offeredBy);
     if (!this.#versions.has(record.space)) this.#versions.set(record.space, 0);
     // The fleet's record lets any host hold the space under the same key and account. Written
     // beside the admission, not before it: a bucket that is slow or down holds up no member
@@ -120,7 +134,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
       return `${offer.peer} may keep ${allowance.spaces} space(s) on this host and keeps ${held}`;
     }
     // Counted from now, so two offers at once can't both take the last place.
-    this.#account.set(offer.space, offer.peer);
+    this.#hold(offer.space, offer.peer);
     this.#versions.set(offer.space, 0);
     return undefined;
   }
@@ -129,7 +143,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
     const { space } = offer;
     const account = this.#account.get(space);
     // A space held before this policy knew of it: held under the peer that brings data now.
-    if (account === undefined) this.#account.set(space, offer.peer);
+    if (account === undefined) this.#hold(space, offer.peer);
     const owner = account ?? offer.peer;
     const tally = offer.file === undefined ? this.#versions : this.#files;
     if (offer.file === undefined) this.#versions.set(space, offer.held.bytes);

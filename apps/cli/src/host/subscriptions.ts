@@ -1,13 +1,18 @@
 /**
  * A host's subscriptions (spec 06): in the host's own store, path `host`, one entry per
- * subscription under `subscription:<id>`, deterministic CBOR. Read straight from the adapter
- * on each call, so `minca host subscription …` run beside a live host is seen at once.
+ * subscription under `subscription:<id>`, deterministic CBOR. Every add and removal also writes
+ * a new random change mark (`subscription-change`); a host's decisions read only the mark, and
+ * read every subscription again when it differs from the one they were last read under. So
+ * `minca host subscription …` run beside a live host is seen at its next decision, and a
+ * decision costs one read however many accounts the host serves.
  */
 import { randomBytes } from 'node:crypto';
 import { decodeStrict, encodeCbor, MincaError, type StorageAdapter } from '@minca/core';
 
 export const HOST_STORE_PATH = 'host';
 export const SUBSCRIPTION_PREFIX = 'subscription:';
+/** Rewritten, with random bytes, by every change to the subscriptions. */
+export const SUBSCRIPTION_CHANGE_KEY = 'subscription-change';
 
 /** What a subscription allows one account. */
 export interface Subscription {
@@ -71,7 +76,15 @@ function decode(id: string, bytes: Uint8Array): Subscription {
 }
 
 export class Subscriptions {
+  /** Every subscription by account, as read under change mark `mark`. */
+  #byAccount: { mark: string; map: Map<string, Subscription[]> } | undefined;
+
   constructor(private readonly store: StorageAdapter) {}
+
+  /** A new change mark, written with each change (random: two writers never write the same). */
+  #changed() {
+    return { key: SUBSCRIPTION_CHANGE_KEY, value: new Uint8Array(randomBytes(8)) };
+  }
 
   async add(fields: Omit<Subscription, 'id' | 'created'>, now = Date.now()): Promise<Subscription> {
     if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(fields.account)) {
@@ -84,7 +97,10 @@ export class Subscriptions {
       if (!whole(v)) throw new MincaError('invalid_input', `${name} must be a whole number`);
     }
     const sub: Subscription = { id: randomBytes(8).toString('hex'), ...fields, created: now };
-    await this.store.batch([{ key: SUBSCRIPTION_PREFIX + sub.id, value: encode(sub) }]);
+    await this.store.batch([
+      { key: SUBSCRIPTION_PREFIX + sub.id, value: encode(sub) },
+      this.#changed(),
+    ]);
     return sub;
   }
 
@@ -105,14 +121,33 @@ export class Subscriptions {
 
   async remove(id: string): Promise<boolean> {
     if (!(await this.get(id))) return false;
-    await this.store.batch([{ key: SUBSCRIPTION_PREFIX + id, value: undefined }]);
+    await this.store.batch([{ key: SUBSCRIPTION_PREFIX + id, value: undefined }, this.#changed()]);
     return true;
+  }
+
+  /**
+   * Every subscription of `account`, in force or not: from memory while the change mark is the
+   * one they were read under, else all read again (the mark first, so a change made meanwhile
+   * is read at the next call, never missed).
+   */
+  async ofAccount(account: string): Promise<readonly Subscription[]> {
+    const bytes = await this.store.get(SUBSCRIPTION_CHANGE_KEY);
+    const mark = bytes ? Buffer.from(bytes).toString('hex') : '';
+    let read = this.#byAccount;
+    if (read?.mark !== mark) {
+      const map = new Map<string, Subscription[]>();
+      for (const sub of await this.list()) {
+        const of = map.get(sub.account);
+        if (of) of.push(sub);
+        else map.set(sub.account, [sub]);
+      }
+      read = this.#byAccount = { mark, map };
+    }
+    return read.map.get(account) ?? [];
   }
 
   /** The subscriptions of `account` in force at `now`. */
   async forAccount(account: string, now = Date.now()): Promise<Subscription[]> {
-    return (await this.list()).filter(
-      (s) => s.account === account && (s.expires ?? Infinity) > now,
-    );
+    return (await this.ofAccount(account)).filter((s) => (s.expires ?? Infinity) > now);
   }
 }
