@@ -5,6 +5,7 @@ import { encodeCbor } from '../src/encoding.js';
 import type { DataOffer, HoldingPolicy } from '../src/hosting/holding-policy.js';
 import { SigningKey } from '../src/keys.js';
 import { createNode, type MincaNode } from '../src/node.js';
+import { createMemoryTransportPair } from '../src/sync/memory-transport.js';
 import { decodeMessage, MAX_REFUSALS } from '../src/sync/messages.js';
 import { TestAccount } from '../src/testing/test-account.js';
 import { fakeStores } from './fake-adapter.js';
@@ -81,6 +82,40 @@ describe('a fleet: holders of one account', () => {
       5000,
       'the write to reach the owner',
     );
+  });
+
+  it('names many spaces taken in at once to its fleet peer in a few messages, not one each', async () => {
+    const fleet = SigningKey.generate();
+    const [a, b] = [await fleetHost(fleet), await fleetHost(fleet)];
+    // What a sends b, read off the wire.
+    const [ta, tb] = createMemoryTransportPair();
+    const named: string[][] = [];
+    const send = ta.send.bind(ta);
+    ta.send = (frame) => {
+      const m = decodeMessage(frame);
+      if (m.t === 'spaces') named.push(m.s);
+      send(frame);
+    };
+    const [ab] = [a.connect(ta), b.connect(tb)];
+    await until(() => ab.did !== undefined, 5000, 'the hosts to connect');
+    const owner = await make();
+    const spaces: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { id } = await owner.spaces.create();
+      await owner.spaces.allowHolder(id, fleet.did, 'host');
+      spaces.push(id);
+    }
+    const before = named.length;
+    connect(owner, a);
+    await until(
+      () => spaces.every((id) => named.some((s) => s.includes(id))),
+      10_000,
+      'every space named to b',
+    );
+    // Each named once; a burst of spaces held is one offer or a few (it was dozens, each going
+    // over every space held).
+    expect(named.flat().filter((id) => spaces.includes(id))).toHaveLength(200);
+    expect(named.length - before).toBeLessThanOrEqual(20);
   });
 
   it('a holder of its own account shares nothing held with another account', async () => {

@@ -68,11 +68,16 @@ export class Peers {
         return [...new Set([...shared, ...(await registry.heldIds())])];
       },
       credentials: async (ids) => {
-        const out: Uint8Array[] = [];
+        // A space held without its key gives no role: one listing tells those apart, where a
+        // host asking the registry of each of its spaces at every offer did so per space.
+        const members = new Set(await registry.spaceIds());
+        const out: Uint8Array[][] = [];
         for (const id of ids) {
-          if (!(await registry.getSpace(id))) continue; // held without its key: no role
-          const space = await spaces.member(id);
-          for (const v of await credentials(space, identity.account)) out.push(v.bytes);
+          if (!members.has(id)) out.push([]);
+          else
+            out.push(
+              (await credentials(await spaces.member(id), identity.account)).map((v) => v.bytes),
+            );
         }
         return out;
       },

@@ -7,6 +7,8 @@
 export const HEARTBEAT_MS = 30_000;
 /** A hello this soon after taking in, so a version passed along doesn't wait a heartbeat per hop. */
 export const HELLO_AFTER_TAKE_IN_MS = 100;
+/** Changes to who shares what this close together are named to a peer in one offer. */
+export const REOFFER_AFTER_MS = 20;
 /** Wants in flight per peer; when one is answered, the next goes. */
 export const MAX_WANTS_IN_FLIGHT = 4;
 /** Ids in one want. */

@@ -19,7 +19,7 @@ import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
 import { type CheckedAhead, type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
 import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
-import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS } from './pacing.js';
+import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, REOFFER_AFTER_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
 import { SpaceSync } from './space-sync.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
@@ -59,6 +59,9 @@ export class Peer {
    */
   readonly #orphanWants = new BoundedSet(MAX_ORPHAN_WANTS);
   #offers: SpaceOffers | undefined;
+  /** A reoffer is due, or queued and not started: another asked for meanwhile is the same one. */
+  #reofferTimer: unknown;
+  #reofferQueued = false;
   readonly #nonce = randomBytes(32);
   #claimed: { did: string; nonce: Uint8Array } | undefined;
   #authSent = false;
@@ -199,10 +202,18 @@ export class Peer {
    */
   reoffer(): void {
     if (!this.did || this.#closed) return;
-    this.#enqueue(async () => {
-      await this.#offers!.reoffer();
-      for (const sync of this.#syncs.values()) sync.askUngranted();
-    });
+    // Each brings every space up to date, so changes close together (a holder taking in many
+    // spaces, each one asking) are one reoffer, not one a space over all of them.
+    this.#reofferTimer ??= setTimer(() => {
+      this.#reofferTimer = undefined;
+      if (this.#reofferQueued) return;
+      this.#reofferQueued = true;
+      this.#enqueue(async () => {
+        this.#reofferQueued = false;
+        await this.#offers!.reoffer();
+        for (const sync of this.#syncs.values()) sync.askUngranted();
+      });
+    }, REOFFER_AFTER_MS);
   }
 
   close(reason = 'closed'): void {
@@ -224,6 +235,7 @@ export class Peer {
     this.endReason = reason;
     clearRepeating(this.#heartbeat);
     if (this.#helloTimer !== undefined) clearTimer(this.#helloTimer);
+    if (this.#reofferTimer !== undefined) clearTimer(this.#reofferTimer);
     this.#fileChannel.ended(reason);
     for (const listener of [...this.#endListeners]) listener(reason);
   }

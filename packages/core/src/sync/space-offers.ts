@@ -84,8 +84,10 @@ export class SpaceOffers {
     // since the peer may have refused it for want of them.
     const spaces: string[] = [];
     const credentials: Uint8Array[] = [];
-    for (const id of new Set([...(await this.shareable()), ...this.#probed])) {
-      const mine = await this.host.credentials([id]);
+    const ids = [...new Set([...(await this.shareable()), ...this.#probed])];
+    const each = await this.host.credentials(ids);
+    for (const [i, id] of ids.entries()) {
+      const mine = each[i]!;
       const sent = this.#offered.get(id);
       if (sent !== undefined && mine.length <= sent) continue;
       this.#offered.set(id, mine.length);

@@ -35,8 +35,8 @@ export interface SyncHost {
   sign(message: Uint8Array): Promise<Uint8Array>;
   /** The spaces this node would sync with `did`: those it holds that `did` may read. */
   spacesFor(did: string): Promise<string[]>;
-  /** The versions giving this node its role in each of `spaces`, as bytes. */
-  credentials(spaces: readonly string[]): Promise<Uint8Array[]>;
+  /** The versions giving this node its role in each of `spaces`, as bytes, in order. */
+  credentials(spaces: readonly string[]): Promise<Uint8Array[][]>;
   /** Whether this node holds space `id`, with its key or without. */
   holds(id: string): Promise<boolean>;
   /** Space `id`, opened again when it closed for being idle (spec 06 §4.1). */
