@@ -14,6 +14,7 @@ import {
   type StatementKind,
   signStatement,
 } from './fleet-statements.js';
+import { GroupedMap } from './grouped-map.js';
 import { readSubscription, type Subscription, subscriptionFields, whole } from './subscriptions.js';
 
 export const HOSTS_PREFIX = `${FLEET_PREFIX}hosts/`;
@@ -42,8 +43,10 @@ export interface FleetHost {
 }
 
 export class Fleet {
-  readonly #held = new Map<string, HeldSpaceRecord>();
-  readonly #subscriptions = new Map<string, Subscription>();
+  /** Space → the fleet's record of it, found by account too. */
+  readonly #held = new GroupedMap<HeldSpaceRecord>((r) => r.offeredBy);
+  /** Subscription id → subscription, found by account too. */
+  readonly #subscriptions = new GroupedMap<Subscription>((s) => s.account);
   readonly #hosts = new Map<string, FleetHost>();
   /** Per other host, its latest count of bytes per space it holds. */
   readonly #usage = new Map<string, Map<string, number>>();
@@ -175,7 +178,7 @@ export class Fleet {
 
   /** Every space the fleet holds for `account`. */
   spacesHeldFor(account: string): string[] {
-    return [...this.#held.values()].flatMap((r) => (r.offeredBy === account ? [r.space] : []));
+    return this.#held.keysOf(account);
   }
 
   /**
@@ -198,7 +201,7 @@ export class Fleet {
 
   /** The subscriptions of `account` the fleet's bucket held at the last refresh. */
   subscriptionsOf(account: string): Subscription[] {
-    return [...this.#subscriptions.values()].filter((s) => s.account === account);
+    return this.#subscriptions.valuesOf(account);
   }
 
   async addSubscription(sub: Subscription): Promise<void> {

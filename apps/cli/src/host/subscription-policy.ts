@@ -10,6 +10,7 @@
  */
 import type { DataOffer, HeldSpaceRecord, HoldingPolicy, MincaNode, SpaceOffer } from '@minca/core';
 import { formatBytes } from '../output.js';
+import { GroupedMap } from './grouped-map.js';
 import type { Subscription } from './subscriptions.js';
 
 interface Allowance {
@@ -36,10 +37,8 @@ export interface FleetLedger {
 }
 
 export class SubscriptionPolicy implements HoldingPolicy {
-  /** Held space → the account it is held under. */
-  readonly #account = new Map<string, string>();
-  /** Account → the spaces held under it here: a decision looks at one account's, not all. */
-  readonly #spaces = new Map<string, Set<string>>();
+  /** Held space → the account it is held under; a decision asks for one account's spaces. */
+  readonly #account = new GroupedMap<string>((account) => account);
   /** Held space → bytes of its versions, and of its file chunks. */
   readonly #versions = new Map<string, number>();
   readonly #files = new Map<string, number>();
@@ -55,20 +54,10 @@ export class SubscriptionPolicy implements HoldingPolicy {
   /** Learns what the node holds already (once, at start). */
   async load(node: MincaNode): Promise<void> {
     for (const held of await node.spaces.held()) {
-      this.#hold(held.id, held.offeredBy);
+      this.#account.set(held.id, held.offeredBy);
       this.#versions.set(held.id, held.bytes);
       this.#files.set(held.id, held.files);
     }
-  }
-
-  /** Space `space` is held here under `account`. */
-  #hold(space: string, account: string): void {
-    const was = this.#account.get(space);
-    if (was !== undefined && was !== account) this.#spaces.get(was)?.delete(space);
-    this.#account.set(space, account);
-    const of = this.#spaces.get(account);
-    if (of) of.add(space);
-    else this.#spaces.set(account, new Set([space]));
   }
 
   /** Bytes this host holds per space: versions and file chunks. */
@@ -104,7 +93,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
 
   /** The spaces held for `account`: here, and anywhere in the fleet. */
   #spacesOf(account: string): string[] {
-    const here = this.#spaces.get(account) ?? [];
+    const here = this.#account.keysOf(account);
     return [...new Set([...here, ...(this.fleet?.spacesHeldFor(account) ?? [])])];
   }
 
@@ -118,7 +107,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
   }
 
   async spaceHeld(record: HeldSpaceRecord): Promise<void> {
-    this.#hold(record.space, record.offeredBy);
+    this.#account.set(record.space, record.offeredBy);
     if (!this.#versions.has(record.space)) this.#versions.set(record.space, 0);
     // The fleet's record lets any host hold the space under the same key and account. Written
     // beside the admission, not before it: a bucket that is slow or down holds up no member
@@ -134,7 +123,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
       return `${offer.peer} may keep ${allowance.spaces} space(s) on this host and keeps ${held}`;
     }
     // Counted from now, so two offers at once can't both take the last place.
-    this.#hold(offer.space, offer.peer);
+    this.#account.set(offer.space, offer.peer);
     this.#versions.set(offer.space, 0);
     return undefined;
   }
@@ -143,7 +132,7 @@ export class SubscriptionPolicy implements HoldingPolicy {
     const { space } = offer;
     const account = this.#account.get(space);
     // A space held before this policy knew of it: held under the peer that brings data now.
-    if (account === undefined) this.#hold(space, offer.peer);
+    if (account === undefined) this.#account.set(space, offer.peer);
     const owner = account ?? offer.peer;
     const tally = offer.file === undefined ? this.#versions : this.#files;
     if (offer.file === undefined) this.#versions.set(space, offer.held.bytes);
