@@ -4,6 +4,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../src/bytes.js';
 import { decodeStrict, encodeCbor } from '../src/encoding.js';
+import { spaceAccessKey } from '../src/hosting/access-key.js';
 import { hashId, randomId } from '../src/ids.js';
 import { verifyDetached } from '../src/intake.js';
 import { checkPlatformCrypto, SigningKey } from '../src/keys.js';
@@ -140,6 +141,33 @@ describe('a platform’s own Ed25519', () => {
     expect(await fast.sign(message)).toEqual(ed25519.sign(message, secret));
     const v = await createVersion(d, spaceKey, fast);
     await verifyVersion(decodeVersion(v.bytes));
+  });
+
+  it('signs a space access key through the node key’s platform: the same key and signatures', async () => {
+    const platform = nodeCrypto(nodeCryptoModule);
+    let signed = 0;
+    const counting = {
+      ...platform,
+      ed25519Signer: (secret: Uint8Array, publicKey: Uint8Array) => {
+        const sign = platform.ed25519Signer(secret, publicKey);
+        return (message: Uint8Array) => {
+          signed++;
+          return sign(message);
+        };
+      },
+    };
+    const nodeKey = SigningKey.generate().signingWith(counting);
+    const spaceKeyBytes = new Uint8Array(32).fill(9);
+    const plain = spaceAccessKey('space1', spaceKeyBytes);
+    const access = spaceAccessKey('space1', spaceKeyBytes, nodeKey);
+    expect(access.did).toBe(plain.did);
+    const message = new Uint8Array([1, 2, 3]);
+    expect(await access.sign(message)).toEqual(await plain.sign(message));
+    expect(signed).toBe(1);
+    // A key without a platform makes keys without one.
+    expect(await SigningKey.generate().like(new Uint8Array(32).fill(1)).sign(message)).toEqual(
+      await SigningKey.fromSecret(new Uint8Array(32).fill(1)).sign(message),
+    );
   });
 
   it('is refused at start when it signs otherwise', async () => {

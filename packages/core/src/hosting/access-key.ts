@@ -10,10 +10,18 @@ import { SigningKey } from '../keys.js';
 
 const ACCESS_INFO = 'minca/space-access/v1';
 
-/** `Ed25519 key(seed = HKDF-SHA256(ikm = space key, salt = "", info = "minca/space-access/v1" ‖ space id, 32))`. */
-export function spaceAccessKey(spaceId: string, spaceKey: Uint8Array): SigningKey {
+/**
+ * `Ed25519 key(seed = HKDF-SHA256(ikm = space key, salt = "", info = "minca/space-access/v1" ‖
+ * space id, 32))`, signing as `like` does (through the node's platform) when given.
+ */
+export function spaceAccessKey(
+  spaceId: string,
+  spaceKey: Uint8Array,
+  like?: SigningKey,
+): SigningKey {
   const info = utf8(ACCESS_INFO + spaceId);
-  return SigningKey.fromSecret(hkdf(sha256, spaceKey, new Uint8Array(0), info, 32));
+  const seed = hkdf(sha256, spaceKey, new Uint8Array(0), info, 32);
+  return like ? like.like(seed) : SigningKey.fromSecret(seed);
 }
 
 const PROBE_INFO = 'minca/space-probe/v1';

@@ -171,7 +171,7 @@ export class OpenSpace implements SpaceView, MemberView {
    * first key, so holders keep working when the key changes.
    */
   get accessKey(): SigningKey {
-    this.#accessKey ??= spaceAccessKey(this.id, this.#entry.keys[0]!);
+    this.#accessKey ??= spaceAccessKey(this.id, this.#entry.keys[0]!, this.signer);
     return this.#accessKey;
   }
 
