@@ -233,7 +233,7 @@ export class MincaNode {
       now,
       ...(config.openSpaces ? { limits: config.openSpaces } : {}),
     });
-    const holding = new Holding(registry, open, files, config.holding ?? {}, now, () =>
+    const holding = new Holding(registry, open, config.holding ?? {}, now, () =>
       peers?.heldChanged(),
     );
     peers = new Peers({

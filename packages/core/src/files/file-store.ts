@@ -155,6 +155,13 @@ export class FileStore {
     return this.#files.values();
   }
 
+  /** Sealed bytes of every file chunk held. */
+  heldBytes(): number {
+    let sum = 0;
+    for (const file of this.#files.values()) sum += file.bytes;
+    return sum;
+  }
+
   isWhole(id: string): boolean {
     const file = this.#files.get(id);
     return file?.list !== undefined && file.held.size === file.list.hashes.length;

@@ -377,9 +377,7 @@ export class SpaceFiles {
 
   /** Sealed bytes of every file chunk held here. */
   heldBytes(): number {
-    let sum = 0;
-    for (const file of this.files.all()) sum += file.bytes;
-    return sum;
+    return this.files.heldBytes();
   }
 
   /** A file's chunk list as stored, with its chunk count, if held. */

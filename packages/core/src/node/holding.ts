@@ -3,7 +3,7 @@
  * node keeps, as its policy allows; the spaces held and what each holds; letting one go.
  */
 import { MincaError } from '../errors.js';
-import type { NodeFiles } from '../files/node-files.js';
+import { FileStore } from '../files/file-store.js';
 import type { HoldingPolicy } from '../hosting/holding-policy.js';
 import type { HeldEntry, Registry } from '../registry.js';
 import type { Admission, OfferedSpace } from '../sync/sync-host.js';
@@ -31,7 +31,6 @@ export class Holding {
   constructor(
     private readonly registry: Registry,
     private readonly spaces: OpenSpaces,
-    private readonly files: NodeFiles,
     private readonly policy: HoldingPolicy,
     private readonly now: () => number,
     /** Told of each space newly held, once its proof verified (fleet peers hear of it). */
@@ -96,9 +95,9 @@ export class Holding {
   }
 
   /**
-   * Every space held, with what each holds, versions and files, and its fingerprint: one pass
-   * opens each space once (a host past its most open spaces would otherwise open each again to
-   * ask for more).
+   * Every space held, with what each holds, versions and files, and its fingerprint, as its
+   * store has it: a space not open is read without opening it for use (no files, mirrors or
+   * peers start), so a host counting its spaces as it starts pulls none from its bucket.
    */
   async list(): Promise<HeldSpaceInfo[]> {
     this.spaces.check();
@@ -106,24 +105,19 @@ export class Holding {
     for (const id of (await this.registry.heldIds()).sort()) {
       const entry = await this.registry.getHeld(id);
       if (!entry) continue;
-      // Kept open while counted: a peer opening another space can't close it in between.
-      const done = this.spaces.keepOpen(id);
-      try {
-        const space = await this.spaces.held(entry);
-        const { access, offeredBy, added } = entry;
-        out.push({
+      const { access, offeredBy, added } = entry;
+      out.push(
+        await this.spaces.peekHeld(entry, async (space) => ({
           id,
           access,
           offeredBy,
           added,
           versions: space.store.versionCount(),
           bytes: space.heldBytes,
-          files: (await this.files.of(space)).heldBytes(),
+          files: (await FileStore.open(space.store, undefined, false)).heldBytes(),
           fingerprint: space.store.fingerprint(),
-        });
-      } finally {
-        done();
-      }
+        })),
+      );
     }
     return out;
   }

@@ -125,6 +125,45 @@ export class OpenSpaces {
     });
   }
 
+  /**
+   * Runs `read` on held space `entry` as its store has it: the open space when it is open, else
+   * its store opened alone, without the hooks, and closed after. So counting a host's spaces
+   * starts no files, mirror pulls or peers for those nothing uses. An open of the space
+   * meanwhile waits for it, as for a close.
+   */
+  async peekHeld<T>(entry: HeldEntry, read: (space: HeldSpace) => Promise<T>): Promise<T> {
+    this.check();
+    const { id } = entry;
+    if (this.isOpen(id)) {
+      const done = this.keepOpen(id);
+      try {
+        return await read(await this.held(entry));
+      } finally {
+        done();
+      }
+    }
+    // Set before anything awaits: an open from here on finds it and waits.
+    const before = this.#closing.get(id);
+    const peek = (async () => {
+      await before;
+      const store = await openStore(this.config.stores, spaceStorePath(id));
+      try {
+        return await read(await HeldSpace.open(entry, store, this.config.holding ?? {}));
+      } finally {
+        await store.close();
+      }
+    })();
+    const settled = peek.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#closing.set(id, settled);
+    void settled.then(() => {
+      if (this.#closing.get(id) === settled) this.#closing.delete(id);
+    });
+    return peek;
+  }
+
   /** Space `id` as sync, files and mirrors see it: with its key, or held without it. */
   async view(id: string): Promise<SpaceView> {
     const open = this.#held.get(id);

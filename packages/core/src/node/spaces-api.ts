@@ -199,7 +199,8 @@ export function spacesApi(parts: SpacesApiParts) {
     },
     /**
      * The spaces this node holds without their key (a host's or carrier's), with what each
-     * holds. It opens each one to count, so list them once in a while, not per request.
+     * holds. It reads each one's store (one not open is read without opening it for use: no
+     * mirror pull or peer starts for it), so list them once in a while, not per request.
      */
     held: (): Promise<HeldSpaceInfo[]> => holding.list(),
     /**

@@ -83,6 +83,43 @@ describe('mirrors of a space held without its key', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a host counts the spaces it holds without opening those idle: no mirror pull for it', async () => {
+    const inner = fakeBlobStore();
+    let reads = 0;
+    const bucket: BlobStore = {
+      ...inner,
+      list: (prefix) => {
+        reads++;
+        return inner.list(prefix);
+      },
+      get: (key) => {
+        reads++;
+        return inner.get(key);
+      },
+    };
+    const host = await make({
+      holding: {},
+      fetchFiles: 'all',
+      mirrors: [bucket],
+      openSpaces: { idleMs: 100 },
+    });
+    const reader = await make({});
+    const { space } = await hostedSpace(host, reader, 5, true);
+    const open = await host.spaces.held();
+    await until(async () => host.spaces.stats().open === 0, 10_000, 'the space to close idle');
+
+    reads = 0;
+    const [counted] = await host.spaces.held();
+    // The same counts as while open, read from the store; the space stays closed, unpulled.
+    expect(counted).toEqual(open[0]);
+    expect(counted!.files).toBeGreaterThan(300_000);
+    expect(host.spaces.stats().open).toBe(0);
+    expect(reads).toBe(0);
+    // Opened for use, it pulls as ever.
+    await host.spaces.status(space);
+    await until(async () => reads > 0, 5000, 'the pull at open');
+  });
+
   it('a host pulls from its mirror what members pushed there, and serves it to a peer', async () => {
     const bucket = fakeBlobStore();
     const host = await make({ holding: {}, mirrors: [{ store: bucket, pushDelayMs: 20 }] });
