@@ -153,14 +153,7 @@ export class OpenSpaces {
         await store.close();
       }
     })();
-    const settled = peek.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#closing.set(id, settled);
-    void settled.then(() => {
-      if (this.#closing.get(id) === settled) this.#closing.delete(id);
-    });
+    this.#opensWaitFor(id, peek);
     return peek;
   }
 
@@ -390,13 +383,23 @@ export class OpenSpaces {
     // No close of `id` can be under way: its opening waited for the last. The hooks' first,
     // synchronous part runs now, so no peer's message reaches the space after this.
     const closing = this.#closeSpace(space);
-    const settled = closing.catch(() => undefined);
-    this.#closing.set(id, settled);
-    void settled.then(() => {
-      if (this.#closing.get(id) === settled) this.#closing.delete(id);
+    void this.#opensWaitFor(id, closing).then(() => {
       for (const wake of [...this.#slotWaiters]) wake();
     });
     return closing;
+  }
+
+  /** Opens of `id` wait until `work` ends, however it ends (a close, or a read of its store). */
+  #opensWaitFor(id: string, work: Promise<unknown>): Promise<void> {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#closing.set(id, settled);
+    void settled.then(() => {
+      if (this.#closing.get(id) === settled) this.#closing.delete(id);
+    });
+    return settled;
   }
 
   async #closeSpace(space: AnySpace): Promise<void> {
