@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { decodeStrict, encodeCbor, MincaError, type StorageAdapter } from '@minca/core';
+import { GroupedMap } from './grouped-map.js';
 
 export const HOST_STORE_PATH = 'host';
 export const SUBSCRIPTION_PREFIX = 'subscription:';
@@ -77,7 +78,7 @@ function decode(id: string, bytes: Uint8Array): Subscription {
 
 export class Subscriptions {
   /** Every subscription by account, as read under change mark `mark`. */
-  #byAccount: { mark: string; map: Map<string, Subscription[]> } | undefined;
+  #byAccount: { mark: string; subscriptions: GroupedMap<Subscription> } | undefined;
 
   constructor(private readonly store: StorageAdapter) {}
 
@@ -135,15 +136,11 @@ export class Subscriptions {
     const mark = bytes ? Buffer.from(bytes).toString('hex') : '';
     let read = this.#byAccount;
     if (read?.mark !== mark) {
-      const map = new Map<string, Subscription[]>();
-      for (const sub of await this.list()) {
-        const of = map.get(sub.account);
-        if (of) of.push(sub);
-        else map.set(sub.account, [sub]);
-      }
-      read = this.#byAccount = { mark, map };
+      const subscriptions = new GroupedMap<Subscription>((s) => s.account);
+      for (const sub of await this.list()) subscriptions.set(sub.id, sub);
+      read = this.#byAccount = { mark, subscriptions };
     }
-    return read.map.get(account) ?? [];
+    return read.subscriptions.valuesOf(account);
   }
 
   /** The subscriptions of `account` in force at `now`. */
