@@ -138,9 +138,14 @@ export class Registry {
     return this.store.invalidate();
   }
 
-  async putHeld(held: HeldEntry): Promise<void> {
-    const value = encodeCbor({ h: held.access, o: held.offeredBy, a: held.added });
-    await this.store.commit({ entries: [{ key: HELD_PREFIX + held.id, value }] });
+  /** Records spaces newly held, in one commit (a peer's offer may bring thousands). */
+  async putHeld(held: readonly HeldEntry[]): Promise<void> {
+    if (held.length === 0) return;
+    const entries = held.map(({ id, access, offeredBy, added }) => ({
+      key: HELD_PREFIX + id,
+      value: encodeCbor({ h: access, o: offeredBy, a: added }),
+    }));
+    await this.store.commit({ entries });
   }
 
   async getHeld(id: string): Promise<HeldEntry | undefined> {

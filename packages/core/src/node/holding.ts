@@ -33,8 +33,8 @@ export class Holding {
     private readonly spaces: OpenSpaces,
     private readonly policy: HoldingPolicy,
     private readonly now: () => number,
-    /** Told of each space newly held, once its proof verified (fleet peers hear of it). */
-    private readonly onHeld: (entry: HeldEntry) => void = () => undefined,
+    /** Told of the spaces newly held by one offer, once all are (fleet peers hear of them). */
+    private readonly onHeld: (entries: readonly HeldEntry[]) => void = () => undefined,
   ) {}
 
   /**
@@ -80,17 +80,19 @@ export class Holding {
           `the access proof for space ${offer.space} does not verify`,
         );
     }
+    const held = keep.filter((k) => k.fresh).map((k) => k.entry);
+    await this.registry.putHeld(held);
     for (const { entry, fresh } of keep) {
-      if (fresh) await this.registry.putHeld(entry);
       // Opened as a peer opens spaces: within the most open at once.
       await this.spaces.viewForPeer(entry.id);
       answer.admitted.push(entry.id);
       if (fresh) {
         const { id: space, access, offeredBy, added } = entry;
         await this.policy.spaceHeld?.({ space, access, offeredBy, added });
-        this.onHeld(entry);
       }
     }
+    // Once for the offer: however long opening its spaces took, the fleet hears of them in one.
+    if (held.length > 0) this.onHeld(held);
     return answer;
   }
 

@@ -107,6 +107,8 @@ describe('mirrors of a space held without its key', () => {
     const { space } = await hostedSpace(host, reader, 5, true);
     const open = await host.spaces.held();
     await until(async () => host.spaces.stats().open === 0, 10_000, 'the space to close idle');
+    // A close pushes what is left to the bucket; a listing waits for it to end.
+    await host.spaces.held();
 
     reads = 0;
     const [counted] = await host.spaces.held();
