@@ -4,7 +4,13 @@
  * addresses, separated by `|` (the hosts of a fleet, `ws://a:4455|ws://b:4455`): one of them
  * is used, and the next when it fails. (A comma separates peers in `MINCA_PEERS`.)
  */
-import { keepConnectedToAny, type MincaNode, type Peer, type WebSocketLike } from '@minca/core';
+import {
+  keepConnectedToAny,
+  type MincaNode,
+  type Peer,
+  WEBSOCKET_DEFLATE,
+  type WebSocketLike,
+} from '@minca/core';
 import { WebSocket } from 'ws';
 import { CliError, EXIT } from './cli-error.js';
 
@@ -67,7 +73,10 @@ export function linkTo(
   const kept = keepConnectedToAny(
     urls,
     (url) => {
-      const socket = new WebSocket(url, { maxPayload: MAX_PAYLOAD });
+      const socket = new WebSocket(url, {
+        maxPayload: MAX_PAYLOAD,
+        perMessageDeflate: WEBSOCKET_DEFLATE,
+      });
       // An unreachable peer is reported through the transport's close; keep `ws` from throwing.
       socket.on('error', (error) => {
         lastError = error.message;

@@ -1,14 +1,22 @@
 // Hostile peers against a real `minca host` process on 127.0.0.1 (issue 15): a silent socket
 // is closed within 10 s; with the host's file limit at 1,024 and 1,100 silent sockets held, a
 // real `minca sync` succeeds; a flood of `spaces` messages costs the host under 2 CPU-seconds
-// in all while a member's record still arrives. The host's CPU time is read from /proc.
+// in all while a member's record still arrives; a compressed frame inflating past the host's
+// 4 MiB closes its connection. The host's CPU time is read from /proc.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createNode, decodeStrict, encodeCbor, type MincaNode, SigningKey } from '@minca/core';
+import {
+  createNode,
+  decodeStrict,
+  encodeCbor,
+  type MincaNode,
+  SigningKey,
+  WEBSOCKET_DEFLATE,
+} from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -112,6 +120,31 @@ describe('a host against hostile peers', () => {
     expect(stats.closedByHost).toBeGreaterThan(0);
     expect(host.child.exitCode).toBeNull();
   }, 180_000);
+
+  it('compresses where the client offers it, and closes a connection whose frame inflates past 4 MiB', async () => {
+    const { host, url } = await startHost('deflate');
+    const opened = async () => {
+      const ws = new WebSocket(url, { perMessageDeflate: WEBSOCKET_DEFLATE });
+      ws.on('error', () => undefined);
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
+      return ws;
+    };
+    const ws = await opened();
+    expect(ws.extensions).toMatch(/^permessage-deflate/);
+    // 5 MiB of zeros is about 5 KiB compressed: the host inflates no more than its 4 MiB.
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    ws.send(new Uint8Array(5 * 1024 * 1024), { compress: true });
+    const code = await Promise.race([closed, sleep(10_000).then(() => 'still open')]);
+    expect(code).toBe(1009);
+    // The host goes on serving.
+    expect(host.child.exitCode).toBeNull();
+    const next = await opened();
+    expect(next.readyState).toBe(WebSocket.OPEN);
+    next.close();
+  }, 30_000);
 
   // Known broken (issue 15): `#onSpaces` in packages/core/src/sync/peer.ts filters the access
   // proofs with `offered.includes` (names × proofs compares: about 3 CPU-seconds for one such

@@ -110,6 +110,7 @@ export {
   keepConnected,
   keepConnectedToAny,
   type ReconnectOptions,
+  WEBSOCKET_DEFLATE,
   type WebSocketLike,
 } from './sync/websocket-transport.js';
 export {

@@ -9,6 +9,7 @@ import {
   createWebSocketTransport,
   type MincaNode,
   type Peer,
+  WEBSOCKET_DEFLATE,
   type WebSocketLike,
 } from '@minca/core';
 import { WebSocketServer } from 'ws';
@@ -53,7 +54,11 @@ export async function serveNode(
   http.headersTimeout = limits.handshakeMs;
   http.requestTimeout = limits.handshakeMs;
   http.on('connection', (socket: Socket) => gate.admit(socket));
-  const server = new WebSocketServer({ server: http, maxPayload: MAX_PAYLOAD });
+  const server = new WebSocketServer({
+    server: http,
+    maxPayload: MAX_PAYLOAD,
+    perMessageDeflate: WEBSOCKET_DEFLATE,
+  });
   const peers = new Set<Peer>();
   server.on('connection', (socket, request) => {
     const raw = request.socket;
