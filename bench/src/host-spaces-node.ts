@@ -4,7 +4,7 @@
 // `{ port }`, then answers each line of stdin (`stats`, `stop`) with one JSON line.
 import * as crypto from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { createNode, createWebSocketTransport, nodeCrypto } from '@minca/core';
+import { createNode, createWebSocketTransport, nodeCrypto, WEBSOCKET_DEFLATE } from '@minca/core';
 import { sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { WebSocketServer } from 'ws';
@@ -19,7 +19,13 @@ const node = await createNode({
   crypto: nodeCrypto(crypto),
   openSpaces: { idleMs: Number(idleArg), max: Number(maxArg) },
 });
-const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 4 * 1024 * 1024 });
+// As a minca host serves: compressed where the client offers it (zlib state counts in its RSS).
+const server = new WebSocketServer({
+  host: '127.0.0.1',
+  port: 0,
+  maxPayload: 4 * 1024 * 1024,
+  perMessageDeflate: WEBSOCKET_DEFLATE,
+});
 server.on('connection', (socket) => node.connect(createWebSocketTransport(socket as never)));
 await new Promise((resolve) => server.once('listening', resolve));
 const say = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
