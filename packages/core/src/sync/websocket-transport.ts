@@ -29,10 +29,11 @@ export interface WebSocketLike {
  * A sync moves versions in messages of up to 128 KiB whose fields repeat (the space, the author,
  * a batch's upper path hashes): an initial sync's versions take a third (batch-signed) to two
  * thirds (signed each) of their bytes on the wire, for a few µs of CPU a version (spec 05 §8).
- * Messages under 1 KiB (the live traffic) are sent as they are. Level 1, a 4 KiB window and no
- * context kept between messages: a connection that compressed holds about 90 KiB of zlib
- * state, one that never did holds none; a larger window saved 2% more. `ws` checks a message's
- * size after inflating it against its `maxPayload`, so a small frame can't make a large one.
+ * Messages under 32 KiB (live traffic, short catch-ups) are sent as they are, sparing them the
+ * wait for zlib's threads. Level 1, a 4 KiB window and no context kept between messages: a
+ * connection that compressed holds about 90 KiB of zlib state, one that never did holds none;
+ * a larger window saved 2% more. `ws` checks a message's size after inflating it against its
+ * `maxPayload`, so a small frame can't make a large one.
  *
  * @example
  * ```ts
@@ -40,7 +41,7 @@ export interface WebSocketLike {
  * ```
  */
 export const WEBSOCKET_DEFLATE = Object.freeze({
-  threshold: 1024,
+  threshold: 32 * 1024,
   zlibDeflateOptions: Object.freeze({ level: 1, memLevel: 7 }),
   serverMaxWindowBits: 12,
   clientMaxWindowBits: 12,
