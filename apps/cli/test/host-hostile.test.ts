@@ -19,7 +19,7 @@ import {
 } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import { type ClientOptions, WebSocket } from 'ws';
 import { type Link, linkTo } from '../src/links.ts';
 import { envFor, minca, mincaJson, type Running, startMinca, tempHome, until } from './minca.ts';
 
@@ -68,15 +68,21 @@ async function startHost(name: string, files?: number) {
   return { host, data, url: host.first.url as string, did: host.first.did as string };
 }
 
+/** A WebSocket to `url`, once open. */
+async function openSocket(url: string, options?: ClientOptions): Promise<WebSocket> {
+  const ws = new WebSocket(url, options);
+  ws.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return ws;
+}
+
 describe('a host against hostile peers', () => {
   it('closes a silent socket, upgraded or not, within 10 s', async () => {
     const { url } = await startHost('silent');
-    const ws = new WebSocket(url);
-    ws.on('error', () => undefined);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
+    const ws = await openSocket(url);
     const wsClosed = new Promise<void>((r) => ws.once('close', () => r()));
     const target = new URL(url);
     const bare = connect(Number(target.port), target.hostname);
@@ -123,15 +129,7 @@ describe('a host against hostile peers', () => {
 
   it('compresses where the client offers it, and closes a connection whose frame inflates past 4 MiB', async () => {
     const { host, url } = await startHost('deflate');
-    const opened = async () => {
-      const ws = new WebSocket(url, { perMessageDeflate: WEBSOCKET_DEFLATE });
-      ws.on('error', () => undefined);
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => resolve());
-        ws.once('error', reject);
-      });
-      return ws;
-    };
+    const opened = () => openSocket(url, { perMessageDeflate: WEBSOCKET_DEFLATE });
     const ws = await opened();
     expect(ws.extensions).toMatch(/^permessage-deflate/);
     // 5 MiB of zeros is about 5 KiB compressed: the host inflates no more than its 4 MiB.

@@ -8,17 +8,23 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill();
 });
 
+/** Starts both, and has `client` join the space `server` owns, over its WebSocket. */
+async function joined(server: ChildNode, client: ChildNode): Promise<{ serverDid: string }> {
+  children.push(server, client);
+  const { port, did: serverDid } = await server.ask<{ port: number; did: string }>({
+    cmd: 'start',
+  });
+  const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
+  const { ticket } = await server.ask({ cmd: 'grant', did });
+  await client.ask({ cmd: 'join', ticket, port });
+  return { serverDid };
+}
+
 describe('two processes over a WebSocket', () => {
   it('converge both ways and report level with each other', async () => {
     const server = new ChildNode('serve', 300);
     const client = new ChildNode('join', 200);
-    children.push(server, client);
-    const { port, did: serverDid } = await server.ask<{ port: number; did: string }>({
-      cmd: 'start',
-    });
-    const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
-    const { ticket } = await server.ask({ cmd: 'grant', did });
-    await client.ask({ cmd: 'join', ticket, port });
+    const { serverDid } = await joined(server, client);
 
     const [a, b] = await untilLevel(server, client, 30_000);
     // 300 + 200 records and the grant.
@@ -37,11 +43,7 @@ describe('two processes over a WebSocket', () => {
     const records = 3_000;
     const server = new ChildNode('serve', records, { env });
     const client = new ChildNode('join', 0);
-    children.push(server, client);
-    const { port } = await server.ask<{ port: number }>({ cmd: 'start' });
-    const { did } = await client.ask<{ did: string }>({ cmd: 'start' });
-    const { ticket } = await server.ask({ cmd: 'grant', did });
-    await client.ask({ cmd: 'join', ticket, port });
+    await joined(server, client);
     const [a, b] = await untilLevel<Traffic>(server, client, 60_000);
     expect(b!.versions).toBe(records + 1);
     // What the TCP sockets carried, upgrade and framing included, against minca's own frames.
