@@ -1,0 +1,114 @@
+// A device with many spaces meeting its host again (spec 06 §4.1): an owner whose N spaces a
+// host holds reconnects, and the connection names, proves and says hello in every one until it
+// stands level with the host in each. Both nodes are in this process, over memory, and keep at
+// most 1,000 spaces open (the default), so at 500 every space stays open and at 2,000 half of
+// them must close for the others to open; the time and CPU until level, at both, in the same
+// run. Opening each space as often at 2,000 as at 500, the CPU a space is about the same; opening
+// one again for each step of the meeting, several times as much.
+// Knob: MINCA_BENCH_RECONNECT_SPACES (the larger N, 2,000; the smaller is a quarter of it).
+import * as crypto from 'node:crypto';
+import {
+  createMemoryTransportPair,
+  createNode,
+  type MincaNode,
+  nodeCrypto,
+  type Peer,
+  SigningKey,
+} from '@minca/core';
+import { TestAccount } from '@minca/core/testing';
+import { memoryStores } from '@minca/memory';
+import { type Benchmark, median } from '../harness.js';
+
+const LARGE = Number(process.env.MINCA_BENCH_RECONNECT_SPACES ?? 2000);
+const SMALL = Math.round(LARGE / 4);
+const RUNS = 3;
+/** Bounds each wait. */
+const DEADLINE_MS = 300_000;
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  const start = performance.now();
+  while (!done()) {
+    if (performance.now() - start > DEADLINE_MS) throw new Error(`${what} did not happen`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A connection between `owner` and `host`; the owner's end. */
+function link(owner: MincaNode, host: MincaNode): Peer {
+  const [x, y] = createMemoryTransportPair();
+  const peer = owner.connect(x);
+  host.connect(y);
+  return peer;
+}
+
+/** Each reconnect of an owner with `count` spaces on its host: ms and CPU ms until level in all. */
+async function reconnects(count: number): Promise<Array<{ ms: number; cpuMs: number }>> {
+  const fleet = SigningKey.generate();
+  let held = 0;
+  const host = await createNode({
+    stores: memoryStores(),
+    ...(await new TestAccount(fleet).node({ byRoot: true })),
+    holding: {
+      spaceHeld: async () => {
+        held++;
+      },
+    },
+  });
+  const owner = await createNode({ stores: memoryStores(), crypto: nodeCrypto(crypto) });
+  const ids: string[] = [];
+  const out: Array<{ ms: number; cpuMs: number }> = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const { id } = await owner.spaces.create();
+      await owner.records.put(id, 'app.note', { text: `space ${i}` });
+      await owner.spaces.allowHolder(id, fleet.did, 'host');
+      ids.push(id);
+    }
+    const level = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
+    let peer = link(owner, host);
+    await until(() => held === count && level(peer), 'the first fill');
+    for (let run = 0; run < RUNS; run++) {
+      peer.close();
+      // The host's end hears of the close before the owner connects again.
+      await new Promise((r) => setTimeout(r, 100));
+      const cpu = process.cpuUsage();
+      const start = performance.now();
+      peer = link(owner, host);
+      await until(() => level(peer), 'the reconnect');
+      const used = process.cpuUsage(cpu);
+      out.push({ ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 });
+    }
+    return out;
+  } finally {
+    await owner.close();
+    await host.close();
+  }
+}
+
+const bench: Benchmark = {
+  name: 'reconnect',
+  async run() {
+    const small = await reconnects(SMALL);
+    const large = await reconnects(LARGE);
+    const ms = (runs: typeof small) => median(runs.map((r) => r.ms));
+    const cpu = (runs: typeof small) => median(runs.map((r) => r.cpuMs));
+    // CPU a space, µs: the wall time also holds the connection's timers (its reoffer window).
+    const [a, b] = [(1000 * cpu(small)) / SMALL, (1000 * cpu(large)) / LARGE];
+    const n = (x: number) => x.toLocaleString('en-US');
+    return [
+      {
+        name: `an owner with ${n(SMALL)} spaces meets its host again: level in all`,
+        value: ms(small),
+        unit: 'ms',
+        note: `CPU ${Math.round(cpu(small))} ms, both nodes: ${a.toFixed(0)} µs a space`,
+      },
+      {
+        name: `… with ${n(LARGE)} spaces (at most 1,000 open)`,
+        value: ms(large),
+        unit: 'ms',
+        note: `CPU ${Math.round(cpu(large))} ms: ${b.toFixed(0)} µs a space, ${(b / a).toFixed(2)}× a space's at ${n(SMALL)}`,
+      },
+    ];
+  },
+};
+export default bench;
