@@ -9,7 +9,7 @@ import { base58, base64urlnopad } from '@scure/base';
 import { compareBytes, latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
 import { verifyByPlatform } from './platform-verify.js';
-import { checkPrimitives } from './primitives.js';
+import { checkPrimitives, sha256 } from './primitives.js';
 
 /** The multicodec prefix of an Ed25519 public key (0xed, varint-encoded). */
 const ED25519_PUB = [0xed, 0x01];
@@ -297,6 +297,9 @@ export async function checkPlatformCrypto(platform: PlatformCrypto): Promise<voi
     );
 }
 
+/** Public keys a signing key keeps of the keys made like it (one a space, 32 bytes each). */
+const LIKE_KEYS_KEPT = 16_384;
+
 /** An Ed25519 key pair that signs as its `did`. */
 export class SigningKey {
   readonly #secret: Uint8Array;
@@ -312,6 +315,12 @@ export class SigningKey {
   readonly publicKey: Uint8Array;
   /** The `did:key` this key signs as. */
   readonly did: string;
+  /**
+   * Public keys of the keys made {@link like} this one, by the SHA-256 of their secrets, the
+   * one used longest ago dropped past {@link LIKE_KEYS_KEPT}: a space's access key is made
+   * again each time the space opens, and deriving its public key is the most of that.
+   */
+  #likePublicKeys: Map<string, Uint8Array> | undefined;
 
   private constructor(secret: Uint8Array, platform?: PlatformCrypto, publicKey?: Uint8Array) {
     this.#secret = secret;
@@ -328,8 +337,19 @@ export class SigningKey {
    * took several times as long as `node:crypto` for each).
    */
   like(secret: Uint8Array): SigningKey {
-    const key = SigningKey.fromSecret(secret);
-    return this.#platformCrypto ? key.signingWith(this.#platformCrypto) : key;
+    if (!(secret instanceof Uint8Array) || secret.length !== 32)
+      throw new TypeError('secret must be a Uint8Array of 32 bytes');
+    const kept = (this.#likePublicKeys ??= new Map());
+    const tag = latin1(sha256(secret));
+    let publicKey = kept.get(tag);
+    if (publicKey) kept.delete(tag);
+    else {
+      publicKey = ed25519.getPublicKey(secret);
+      if (kept.size >= LIKE_KEYS_KEPT) kept.delete(kept.keys().next().value!);
+    }
+    kept.set(tag, publicKey);
+    // A copy: what the key gives out is not what later keys are made from.
+    return new SigningKey(secret.slice(), this.#platformCrypto, publicKey.slice());
   }
 
   /**

@@ -170,6 +170,20 @@ describe('a platform’s own Ed25519', () => {
     );
   });
 
+  it('makes keys like it of their own secrets, made again or not', async () => {
+    const nodeKey = SigningKey.generate().signingWith(nodeCrypto(nodeCryptoModule));
+    const secrets = [1, 2, 1, 3, 2].map((n) => new Uint8Array(32).fill(n));
+    const message = new Uint8Array([4, 5, 6]);
+    // Its public keys are kept by secret: each key made again is still its own secret's.
+    for (const secret of secrets) {
+      const key = nodeKey.like(secret);
+      const plain = SigningKey.fromSecret(secret);
+      expect(key.did).toBe(plain.did);
+      expect(await key.sign(message)).toEqual(await plain.sign(message));
+    }
+    expect(() => nodeKey.like(new Uint8Array(31))).toThrow(TypeError);
+  });
+
   it('is refused at start when it signs otherwise', async () => {
     const wrong = { ed25519Signer: () => () => new Uint8Array(64) };
     expect(await code(() => checkPlatformCrypto(wrong))).toBe('invalid_input');

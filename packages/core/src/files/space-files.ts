@@ -107,6 +107,7 @@ export class SpaceFiles {
     if (this.#closed) return;
     this.#closed = true;
     this.#policy.close();
+    if (this.#waiters.size === 0) return;
     const error = new MincaError('closed', `space ${this.space.id} closed`);
     for (const w of this.#waiters) w.fail(error);
     this.#waiters.clear();

@@ -83,13 +83,14 @@ export class Holding {
     const held = keep.filter((k) => k.fresh).map((k) => k.entry);
     await this.registry.putHeld(held);
     for (const { entry, fresh } of keep) {
+      answer.admitted.push(entry.id);
+      // One held already opens when the peer's sync needs it: opening each again at every
+      // connection, past the most open at once, would close and open them all once more.
+      if (!fresh) continue;
       // Opened as a peer opens spaces: within the most open at once.
       await this.spaces.viewForPeer(entry.id);
-      answer.admitted.push(entry.id);
-      if (fresh) {
-        const { id: space, access, offeredBy, added } = entry;
-        await this.policy.spaceHeld?.({ space, access, offeredBy, added });
-      }
+      const { id: space, access, offeredBy, added } = entry;
+      await this.policy.spaceHeld?.({ space, access, offeredBy, added });
     }
     // Once for the offer: however long opening its spaces took, the fleet hears of them in one.
     if (held.length > 0) this.onHeld(held);

@@ -180,7 +180,7 @@ export class OpenSpaces {
     while (!this.isOpen(id) && this.#count() >= this.#limits.max) {
       this.check();
       // The least recently used idle space, else one only syncing; its close is waited for.
-      const closing = this.#closeLeastRecent() ?? this.#closeLeastRecent(true);
+      const closing = this.#closeLeastRecent(true);
       if (closing) {
         await closing.catch(() => undefined);
         continue;
@@ -279,7 +279,7 @@ export class OpenSpaces {
     const closing: Promise<void>[] = [];
     for (const id of [...this.#use.leastRecent()]) {
       if (this.#use.idleFor(id) < this.#limits.idleMs) break;
-      if (this.#closable(id)) closing.push(this.#closeById(id));
+      if (this.#closable(id) === 'idle') closing.push(this.#closeById(id));
     }
     while (this.#count() > this.#limits.max) {
       const next = this.#closeLeastRecent();
@@ -351,21 +351,30 @@ export class OpenSpaces {
   }
 
   /**
-   * Open, and nothing uses it now: no call, listener, file read nor sync mid-session; with
-   * `syncing`, a sync mid-session doesn't count.
+   * `idle` when open and nothing uses it now: no call, listener, file read nor sync
+   * mid-session; `syncing` when only a sync mid-session does; else undefined.
    */
-  #closable(id: string, syncing = false): boolean {
+  #closable(id: string): 'idle' | 'syncing' | undefined {
     const entry = this.#members.get(id) ?? this.#held.get(id);
-    if (entry?.space === undefined || this.#use.inUse(id)) return false;
+    if (entry?.space === undefined || this.#use.inUse(id)) return undefined;
     const busy = this.config.hooks.busy(id);
-    return busy === undefined || (syncing && busy === 'syncing');
+    return busy === undefined ? 'idle' : busy === 'syncing' ? 'syncing' : undefined;
   }
 
-  /** Closes the least recently used space nothing uses (see {@link #closable}), if any. */
+  /**
+   * Closes the least recently used space nothing uses (see {@link #closable}), if any; else,
+   * with `syncing`, the least recently used one only syncing. One pass over the open spaces,
+   * not one for each kind: with all of them syncing (a connection saying hello in more spaces
+   * than may be open), every open looked at each open space twice.
+   */
   #closeLeastRecent(syncing = false): Promise<void> | undefined {
-    for (const id of this.#use.leastRecent())
-      if (this.#closable(id, syncing)) return this.#closeById(id);
-    return undefined;
+    let onlySyncing: string | undefined;
+    for (const id of this.#use.leastRecent()) {
+      const state = this.#closable(id);
+      if (state === 'idle') return this.#closeById(id);
+      if (state === 'syncing') onlySyncing ??= id;
+    }
+    return syncing && onlySyncing !== undefined ? this.#closeById(onlySyncing) : undefined;
   }
 
   #closeById(id: string): Promise<void> {

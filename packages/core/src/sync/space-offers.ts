@@ -18,6 +18,8 @@ import type { OfferedSpace, SyncHost } from './sync-host.js';
 const MAX_CREDENTIALS = 256;
 /** Spaces a peer named that we remember, to link once we hold them. */
 const MAX_PEER_OFFERED = 10_000;
+/** Spaces an offer reads at a time: well under the most a node keeps open (1,000 by default). */
+const OFFER_PART = 256;
 
 /** What the offers of a connection need of it. */
 export interface OfferChannel {
@@ -84,15 +86,24 @@ export class SpaceOffers {
     // since the peer may have refused it for want of them.
     const spaces: string[] = [];
     const credentials: Uint8Array[] = [];
+    const proofs: Array<[string, string, Uint8Array]> = [];
     const ids = [...new Set([...(await this.shareable()), ...this.#probed])];
-    const each = await this.host.credentials(ids);
-    for (const [i, id] of ids.entries()) {
-      const mine = each[i]!;
-      const sent = this.#offered.get(id);
-      if (sent !== undefined && mine.length <= sent) continue;
-      this.#offered.set(id, mine.length);
-      spaces.push(id);
-      credentials.push(...mine);
+    // A part at a time, each space's credentials then its proof: a space opened for one is
+    // still open for the other, however many more spaces than may be open at once there are.
+    for (let at = 0; at < ids.length; at += OFFER_PART) {
+      const part = ids.slice(at, at + OFFER_PART);
+      const each = await this.host.credentials(part);
+      const named: string[] = [];
+      for (const [i, id] of part.entries()) {
+        const mine = each[i]!;
+        const sent = this.#offered.get(id);
+        if (sent !== undefined && mine.length <= sent) continue;
+        this.#offered.set(id, mine.length);
+        named.push(id);
+        credentials.push(...mine);
+      }
+      spaces.push(...named);
+      proofs.push(...(await this.#accessProofs(named)));
     }
     const probes = await this.#probes();
     if (
@@ -103,7 +114,6 @@ export class SpaceOffers {
     )
       return;
     const a = credentials.slice(0, MAX_CREDENTIALS);
-    const proofs = await this.#accessProofs(spaces);
     // More refusals than one message carries go in messages of their own after it.
     const r = refused.slice(0, MAX_REFUSALS);
     this.channel.send({

@@ -1,0 +1,104 @@
+// Meeting a peer again with more spaces than may be open at once (spec 06 §4.1): what a
+// connection reads of each space it is read in one go, so no space is opened twice for it.
+import { describe, expect, it } from 'vitest';
+import { randomId } from '../src/ids.js';
+import { SigningKey } from '../src/keys.js';
+import { Holding } from '../src/node/holding.js';
+import type { OpenSpaces } from '../src/node/open-spaces.js';
+import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
+import { Registry } from '../src/registry.js';
+import { ConnectionBudget } from '../src/sync/budget.js';
+import type { Message } from '../src/sync/messages.js';
+import { type OfferChannel, SpaceOffers } from '../src/sync/space-offers.js';
+import type { SyncHost } from '../src/sync/sync-host.js';
+import { fakeStores } from './fake-adapter.js';
+
+describe('meeting a peer with many spaces', () => {
+  it("reads each space's credentials and access key together, a part of the spaces at a time", async () => {
+    const ids = Array.from({ length: 600 }, () => randomId());
+    const access = SigningKey.generate();
+    /** What the offer asked of its host, in order. */
+    const asked: Array<{ credentials: readonly string[] } | { key: string }> = [];
+    const host = {
+      did: SigningKey.generate().did,
+      spacesFor: async () => ids,
+      credentials: async (part: readonly string[]) => {
+        asked.push({ credentials: part });
+        return part.map(() => []);
+      },
+      accessKey: async (id: string) => {
+        asked.push({ key: id });
+        return access;
+      },
+    } as unknown as SyncHost;
+    const sent: Message[] = [];
+    const channel: OfferChannel = {
+      peer: SigningKey.generate().did,
+      peerWriter: SigningKey.generate().did,
+      nonce: new Uint8Array(16),
+      peerNonce: new Uint8Array(16).fill(1),
+      send: (m) => sent.push(m),
+      link: async () => undefined,
+      linked: 0,
+      budget: new ConnectionBudget(() => 0),
+    };
+    await new SpaceOffers(host, channel).offer();
+
+    // Every space named and proven, in one message.
+    expect(sent).toHaveLength(1);
+    const [offer] = sent as Array<Extract<Message, { t: 'spaces' }>>;
+    expect(offer!.s).toEqual(ids);
+    expect(offer!.p?.map(([space]) => space)).toEqual(ids);
+    // A part's credentials, then that part's keys, before the next part is read: a space read
+    // for its credentials is still open for its proof, however many there are.
+    const parts = asked.flatMap((a) => ('credentials' in a ? [a.credentials] : []));
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.flat()).toEqual(ids);
+    const expected = parts.flatMap((part) => [
+      { credentials: part },
+      ...part.map((key) => ({ key })),
+    ]);
+    expect(asked).toEqual(expected);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(256);
+  });
+
+  it('a holder taking an offer opens the spaces it starts holding, not those it held already', async () => {
+    const registry = new Registry(await openStore(fakeStores(), REGISTRY_PATH));
+    const opened: string[] = [];
+    const spaces = {
+      viewForPeer: async (id: string) => {
+        opened.push(id);
+      },
+    } as unknown as OpenSpaces;
+    const started: string[] = [];
+    const holding = new Holding(
+      registry,
+      spaces,
+      { spaceHeld: async ({ space }) => void started.push(space) },
+      () => 1,
+    );
+    const peer = SigningKey.generate().did;
+    const offer = (space: string) => ({
+      space,
+      access: `access of ${space}`,
+      verify: async () => true,
+    });
+    const [a, b, c] = [randomId(), randomId(), randomId()];
+
+    expect(await holding.admit(peer, [offer(a), offer(b)])).toEqual({
+      admitted: [a, b],
+      refused: [],
+    });
+    expect(opened).toEqual([a, b]);
+    // The peer meets it again, offering one more: only that one opens; the rest open when the
+    // peer's sync asks for them.
+    opened.length = 0;
+    expect(await holding.admit(peer, [offer(a), offer(b), offer(c)])).toEqual({
+      admitted: [a, b, c],
+      refused: [],
+    });
+    expect(opened).toEqual([c]);
+    expect(started).toEqual([a, b, c]);
+    expect((await registry.heldIds()).sort()).toEqual([a, b, c].sort());
+  });
+});
