@@ -13,6 +13,18 @@ import { type OfferChannel, SpaceOffers } from '../src/sync/space-offers.js';
 import type { SyncHost } from '../src/sync/sync-host.js';
 import { fakeStores } from './fake-adapter.js';
 
+/** A connection's side of an offer, whose messages go to `sent`. */
+const channelTo = (sent: Message[]): OfferChannel => ({
+  peer: SigningKey.generate().did,
+  peerWriter: SigningKey.generate().did,
+  nonce: new Uint8Array(16),
+  peerNonce: new Uint8Array(16).fill(1),
+  send: (m) => sent.push(m),
+  link: async () => undefined,
+  linked: 0,
+  budget: new ConnectionBudget(() => 0),
+});
+
 describe('meeting a peer with many spaces', () => {
   it("reads each space's credentials and access key together, a part of the spaces at a time", async () => {
     const ids = Array.from({ length: 600 }, () => randomId());
@@ -32,17 +44,7 @@ describe('meeting a peer with many spaces', () => {
       },
     } as unknown as SyncHost;
     const sent: Message[] = [];
-    const channel: OfferChannel = {
-      peer: SigningKey.generate().did,
-      peerWriter: SigningKey.generate().did,
-      nonce: new Uint8Array(16),
-      peerNonce: new Uint8Array(16).fill(1),
-      send: (m) => sent.push(m),
-      link: async () => undefined,
-      linked: 0,
-      budget: new ConnectionBudget(() => 0),
-    };
-    await new SpaceOffers(host, channel).offer();
+    await new SpaceOffers(host, channelTo(sent)).offer();
 
     // Every space named and proven, in one message.
     expect(sent).toHaveLength(1);
@@ -60,6 +62,34 @@ describe('meeting a peer with many spaces', () => {
     ]);
     expect(asked).toEqual(expected);
     for (const part of parts) expect(part.length).toBeLessThanOrEqual(256);
+  });
+
+  it('derives the probe keys of only the spaces it neither names nor probed', async () => {
+    const named = Array.from({ length: 50 }, () => randomId());
+    const unnamed = [randomId(), randomId()];
+    /** The spaces whose probe keys the host was asked to derive. */
+    const derived: string[][] = [];
+    const host = {
+      did: SigningKey.generate().did,
+      spacesFor: async () => named,
+      credentials: async (part: readonly string[]) => part.map(() => []),
+      probeKeys: async (wanted?: (space: string) => boolean) => {
+        const ids = [...named, ...unnamed].filter((id) => !wanted || wanted(id));
+        derived.push(ids);
+        return ids.map((id) => [id, new Uint8Array(32).fill(7)]);
+      },
+    } as unknown as SyncHost;
+    const sent: Message[] = [];
+    const offers = new SpaceOffers(host, channelTo(sent));
+    await offers.offer();
+    expect(derived).toEqual([unnamed]);
+    const [first] = sent as Array<Extract<Message, { t: 'spaces' }>>;
+    expect(first!.s).toEqual(named);
+    expect(first!.m).toHaveLength(2);
+    // Offered again, nothing new: no key is derived, and nothing is sent.
+    await offers.offer();
+    expect(derived).toEqual([unnamed, []]);
+    expect(sent).toHaveLength(1);
   });
 
   it('a holder taking an offer opens the spaces it starts holding, not those it held already', async () => {

@@ -81,9 +81,10 @@ export class Peers {
         }
         return out;
       },
-      probeKeys: async () => {
+      probeKeys: async (wanted) => {
         const out: Array<[string, Uint8Array]> = [];
         for (const id of await registry.spaceIds()) {
+          if (wanted && !wanted(id)) continue;
           const entry = await registry.getSpace(id);
           if (entry) out.push([id, spaceProbeKey(id, entry.keys[0]!)]);
         }

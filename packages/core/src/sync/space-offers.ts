@@ -135,8 +135,10 @@ export class SpaceOffers {
   async #probes(): Promise<Uint8Array[]> {
     const { peerWriter, nonce, peerNonce } = this.channel;
     const out: Uint8Array[] = [];
-    for (const [space, key] of (await this.host.probeKeys?.()) ?? []) {
-      if (this.#offered.has(space) || this.#probesSent.has(space)) continue;
+    // Only those keys are derived: a node naming all its spaces to the peer derives none.
+    const wanted = (space: string) => !this.#offered.has(space) && !this.#probesSent.has(space);
+    for (const [space, key] of (await this.host.probeKeys?.(wanted)) ?? []) {
+      if (!wanted(space)) continue;
       if (out.length >= MAX_SPACES) break;
       this.#probesSent.add(space);
       out.push(spaceProbe(key, space, this.host.did, peerWriter, peerNonce, nonce));

@@ -52,8 +52,9 @@ export interface SyncHost {
   /**
    * The probe key of every space this node holds with its key (spec 05 §8 "Probes"), so it can
    * tell a member who doesn't know it yet that it has the space, and match such a member's.
+   * Given `wanted`, only those of the spaces it wants (only theirs are derived).
    */
-  probeKeys?(): Promise<Array<[space: string, key: Uint8Array]>>;
+  probeKeys?(wanted?: (space: string) => boolean): Promise<Array<[space: string, key: Uint8Array]>>;
   /**
    * A holder: which of the spaces `did` offers with proofs this node keeps for it (spec 05
    * §7.3). It checks the proofs of those it would keep, and throws `protocol` for one that
