@@ -9,9 +9,13 @@ import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
 import { Registry } from '../src/registry.js';
 import { ConnectionBudget } from '../src/sync/budget.js';
 import type { Message } from '../src/sync/messages.js';
+import type { Peer } from '../src/sync/peer.js';
 import { type OfferChannel, SpaceOffers } from '../src/sync/space-offers.js';
 import type { SyncHost } from '../src/sync/sync-host.js';
 import { fakeStores } from './fake-adapter.js';
+import { connect, nodeFixture, until } from './sync-helpers.js';
+
+const { make } = nodeFixture();
 
 /** A connection's side of an offer, whose messages go to `sent`. */
 const channelTo = (sent: Message[]): OfferChannel => ({
@@ -130,5 +134,42 @@ describe('meeting a peer with many spaces', () => {
     expect(opened).toEqual([c]);
     expect(started).toEqual([a, b, c]);
     expect((await registry.heldIds()).sort()).toEqual([a, b, c].sort());
+  });
+
+  it('says hello in a space closed here without opening it, and opens one the peer differs in', async () => {
+    // The host closes a space idle for 300 ms; its stores count how often one opens.
+    const stores = fakeStores();
+    let opens = 0;
+    const counted = {
+      ...stores,
+      open: (path: string) => {
+        if (path.startsWith('spaces/')) opens++;
+        return stores.open(path);
+      },
+    };
+    const host = await make({ stores: counted, holding: {}, openSpaces: { idleMs: 300 } });
+    const owner = await make();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const { id } = await owner.spaces.create();
+      await owner.records.put(id, 'app.note', { i });
+      await owner.spaces.allowHolder(id, host.did, 'host');
+      ids.push(id);
+    }
+    // Level in every space: the host's hello there has the owner's fingerprint.
+    const level = (peer: Peer) => () => ids.every((id) => peer.status(id)?.level === true);
+    const [first] = connect(owner, host);
+    await until(level(first), 10_000, 'the first meeting');
+    first.close('apart');
+    await until(() => host.spaces.stats().open === 0, 10_000, 'the host closing every space');
+    // One space changes while they are apart.
+    await owner.records.put(ids[0]!, 'app.note', { while: 'apart' });
+    opens = 0;
+    const [again] = connect(owner, host);
+    await until(level(again), 10_000, 'the second meeting');
+    // The space that changed opened to take the write in; the rest said hello as they closed.
+    expect(opens).toBe(1);
+    const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
+    for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
   });
 });

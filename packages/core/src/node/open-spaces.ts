@@ -6,6 +6,7 @@
  * recently used one past the most open at once (spec 06 §4.1); calls and peers open it again.
  */
 import type { StoreFactory } from '../adapter.js';
+import { fromHex } from '../bytes.js';
 import type { HybridClock } from '../clock.js';
 import { MincaError } from '../errors.js';
 import type { HoldingPolicy } from '../hosting/holding-policy.js';
@@ -16,6 +17,7 @@ import type { Registry } from '../registry.js';
 import { type HeldEntry, HeldSpace } from '../space/held-space.js';
 import { OpenSpace } from '../space/open-space.js';
 import type { SpaceView } from '../space/space-view.js';
+import type { ClosedHello } from '../sync/sync-host.js';
 import { clearRepeating, setHousekeeping, sleep } from '../timers.js';
 import { openStore, spaceStorePath } from './open-store.js';
 import { type OpenSpacesOptions, openSpacesLimits, SpaceUse, sweepPeriod } from './space-use.js';
@@ -80,6 +82,8 @@ export class OpenSpaces {
   #sweep: unknown;
   /** Opens from peers waiting for a space to close, with every open one in use. */
   readonly #slotWaiters = new Set<() => void>();
+  /** Where each space closed stood then (see {@link closedHello}); dropped as it opens again. */
+  readonly #closedAt = new Map<string, ClosedHello>();
   #closed = false;
 
   constructor(private readonly config: OpenSpacesConfig) {
@@ -241,6 +245,15 @@ export class OpenSpaces {
     return this.#members.has(id) || this.#held.has(id);
   }
 
+  /**
+   * Where space `id` stood as it last closed (its fingerprint and counts), while it is closed
+   * and not closing: only this node opens its store to write, so it still stands there. A
+   * connection says hello in it with that instead of opening it (spec 06 §4.1).
+   */
+  closedHello(id: string): ClosedHello | undefined {
+    return this.isOpen(id) || this.#closing.has(id) ? undefined : this.#closedAt.get(id);
+  }
+
   /** Closes an open member space, if open; calls open it again. */
   async close(id: string): Promise<void> {
     const entry = this.#members.get(id);
@@ -314,6 +327,7 @@ export class OpenSpaces {
     id: string,
     make: () => Promise<S>,
   ): Promise<S> {
+    this.#closedAt.delete(id);
     const entry: Entry<S> = {
       opening: (async () => {
         await this.#closing.get(id);
@@ -413,6 +427,12 @@ export class OpenSpaces {
 
   async #closeSpace(space: AnySpace): Promise<void> {
     await this.config.hooks.closing(space.id);
-    await space.store.close();
+    const { store } = space;
+    await store.close();
+    // Taken once every write is in; an open begun meanwhile drops it again as it opens.
+    if (!this.isOpen(space.id)) {
+      const counts = store.collectionNames().map((c): [string, number] => [c, store.count(c)]);
+      this.#closedAt.set(space.id, { fingerprint: fromHex(store.fingerprint()), counts });
+    }
   }
 }

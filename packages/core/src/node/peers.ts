@@ -56,6 +56,7 @@ export class Peers {
       now: () => config.now(),
       // A peer opens a space again only within the most open at once (spec 06 §4.1).
       space: (id) => spaces.viewForPeer(id),
+      closedHello: (id) => spaces.closedHello(id),
       used: (id) => spaces.touch(id),
       files,
       holds: async (id) =>

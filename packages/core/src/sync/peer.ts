@@ -163,6 +163,16 @@ export class Peer {
     for (const q of sync.wantsInFlight()) this.#orphanWants.add(String(q));
   }
 
+  /** Links closed space `id`, resting, with a hello of where it closed (`f`, `c`), sent now. */
+  #restClosed(id: string, f: Uint8Array, c: Array<[string, number]>): void {
+    const hello = { t: 'hello', s: id, f, c, p: true } as const;
+    const writer = this.writer !== this.did ? { writer: this.writer! } : {};
+    const status = { did: this.did!, ...writer, synced: false, level: false };
+    this.#linked.add(id);
+    this.#resting.set(id, { hello, status });
+    this.#send(hello);
+  }
+
   /**
    * How this connection uses space `id` now: `pinned`, a message of it is being handled;
    * `syncing`, a session or a want is under way.
@@ -425,10 +435,14 @@ export class Peer {
     const mine = await this.#offers!.shareable();
     for (const id of pending) {
       if (!mine.has(id) || this.#linked.has(id)) continue;
-      await this.#inSpace(id, async (sync) => {
-        this.#linked.add(id);
-        sync.hello();
-      });
+      // Closed here: hello with where it closed, and it rests as if it closed since.
+      const closed = this.#syncs.has(id) ? undefined : this.host.closedHello?.(id);
+      if (closed) this.#restClosed(id, closed.fingerprint, closed.counts);
+      else
+        await this.#inSpace(id, async (sync) => {
+          this.#linked.add(id);
+          sync.hello();
+        });
       if (this.#linked.has(id)) this.host.files?.linked(this.files, id);
     }
   }

@@ -7,6 +7,12 @@ import type { SigningKey } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
 
 /** A space a peer names with its access proof (spec 05 §7.3), the proof not yet checked. */
+/** A closed space's fingerprint and each collection's count, as a `hello` gives them. */
+export interface ClosedHello {
+  fingerprint: Uint8Array;
+  counts: Array<[string, number]>;
+}
+
 export interface OfferedSpace {
   space: string;
   /** The access DID the proof is to verify under. */
@@ -41,6 +47,11 @@ export interface SyncHost {
   holds(id: string): Promise<boolean>;
   /** Space `id`, opened again when it closed for being idle (spec 06 §4.1). */
   space(id: string): Promise<SpaceView>;
+  /**
+   * Where space `id` stood as it last closed here, while it stays closed: a connection says
+   * hello in it with that, without opening it (spec 06 §4.1).
+   */
+  closedHello?(id: string): ClosedHello | undefined;
   /** A message of the peer's used space `id`: its idle time starts again. */
   used?(id: string): void;
   now(): number;
