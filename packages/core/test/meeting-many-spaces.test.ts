@@ -172,4 +172,33 @@ describe('meeting a peer with many spaces', () => {
     const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
     for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
   });
+
+  it('a host keeping 2 spaces open takes in 12 new ones at once within seconds, not heartbeats', async () => {
+    // The host starts the sessions (its writer DID is the smaller): each is cut as its space
+    // closes to make room for the next, and starts again at once.
+    let [hostKey, ownerKey] = [SigningKey.generate(), SigningKey.generate()];
+    if (hostKey.did > ownerKey.did) [hostKey, ownerKey] = [ownerKey, hostKey];
+    const host = await make({ key: hostKey, holding: {}, openSpaces: { max: 2 } });
+    const owner = await make({ key: ownerKey });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { id } = await owner.spaces.create();
+      await owner.records.put(id, 'app.note', { i });
+      await owner.spaces.allowHolder(id, host.did, 'host');
+      ids.push(id);
+    }
+    const prints = new Map<string, string>();
+    for (const id of ids) prints.set(id, (await owner.spaces.status(id)).fingerprint);
+    const [peer] = connect(owner, host);
+    // Well within the 30 s heartbeat, which was all that started a cut session again.
+    await until(
+      async () => {
+        const held = await host.spaces.held();
+        return ids.every((id) => held.some((h) => h.id === id && h.fingerprint === prints.get(id)));
+      },
+      8_000,
+      'the host holding all 12',
+    );
+    await until(() => ids.every((id) => peer.status(id)?.level === true), 8_000, 'level');
+  });
 });

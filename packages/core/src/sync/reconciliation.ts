@@ -69,6 +69,8 @@ interface Session {
 
 export class Reconciliation {
   #session: Session | undefined;
+  /** Whether this side started a session here: on this sync, since the space last opened. */
+  #started = false;
   /** A session was asked for while one ran, or while its wants were out: it runs once more. */
   #rerun = false;
   /** Negentropy messages answered since the last heartbeat, so a session that never ends is cut. */
@@ -112,6 +114,7 @@ export class Reconciliation {
     }
     this.#rerun = false;
     this.systemDone = false;
+    this.#started = true;
     this.#session = { queue: this.#collectionOrder(), rounds: 0, heard: this.channel.now() };
     await this.#nextCollection();
   }
@@ -217,7 +220,14 @@ export class Reconciliation {
     const session = this.#session;
     // A late reply to a session given up (stale, or past its rounds) is dropped: the peer was
     // slow, not out of turn. What it would have told, a later session finds.
-    if (!session || session.collection !== collection) return;
+    if (!session || session.collection !== collection) {
+      // None started here at all: it ended with the space, closed to make room while it ran
+      // (this one is the space's sync since it opened again). Saying where this side stands,
+      // as at a session's end, has the peer answer and a session start again now, not at the
+      // next heartbeat. One given up here stays given up until then.
+      if (!session && !this.#started) this.sync.sessionEnded();
+      return;
+    }
     session.heard = this.channel.now();
     // Past the rounds, this session is given up (not the connection, nor the other spaces):
     // what it missed is found by a later one.
