@@ -6,13 +6,13 @@ import type { FileService } from '../files/file-channel.js';
 import type { SigningKey } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
 
-/** A space a peer names with its access proof (spec 05 §7.3), the proof not yet checked. */
 /** A closed space's fingerprint and each collection's count, as a `hello` gives them. */
 export interface ClosedHello {
   fingerprint: Uint8Array;
   counts: Array<[string, number]>;
 }
 
+/** A space a peer names with its access proof (spec 05 §7.3), the proof not yet checked. */
 export interface OfferedSpace {
   space: string;
   /** The access DID the proof is to verify under. */
