@@ -6,6 +6,7 @@ import { SigningKey } from '../src/keys.js';
 import { Holding } from '../src/node/holding.js';
 import type { OpenSpaces } from '../src/node/open-spaces.js';
 import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
+import type { MincaNode } from '../src/node.js';
 import { Registry } from '../src/registry.js';
 import { ConnectionBudget } from '../src/sync/budget.js';
 import type { Message } from '../src/sync/messages.js';
@@ -28,6 +29,18 @@ const channelTo = (sent: Message[]): OfferChannel => ({
   linked: 0,
   budget: new ConnectionBudget(() => 0),
 });
+
+/** `count` spaces `owner` creates, a record in each, and lets `host` hold. */
+async function spacesHeldBy(owner: MincaNode, host: MincaNode, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { id } = await owner.spaces.create();
+    await owner.records.put(id, 'app.note', { i });
+    await owner.spaces.allowHolder(id, host.did, 'host');
+    ids.push(id);
+  }
+  return ids;
+}
 
 describe('meeting a peer with many spaces', () => {
   it("reads each space's credentials and access key together, a part of the spaces at a time", async () => {
@@ -149,13 +162,7 @@ describe('meeting a peer with many spaces', () => {
     };
     const host = await make({ stores: counted, holding: {}, openSpaces: { idleMs: 300 } });
     const owner = await make();
-    const ids: string[] = [];
-    for (let i = 0; i < 6; i++) {
-      const { id } = await owner.spaces.create();
-      await owner.records.put(id, 'app.note', { i });
-      await owner.spaces.allowHolder(id, host.did, 'host');
-      ids.push(id);
-    }
+    const ids = await spacesHeldBy(owner, host, 6);
     // Level in every space: the host's hello there has the owner's fingerprint.
     const level = (peer: Peer) => () => ids.every((id) => peer.status(id)?.level === true);
     const [first] = connect(owner, host);
@@ -180,13 +187,7 @@ describe('meeting a peer with many spaces', () => {
     if (hostKey.did > ownerKey.did) [hostKey, ownerKey] = [ownerKey, hostKey];
     const host = await make({ key: hostKey, holding: {}, openSpaces: { max: 2 } });
     const owner = await make({ key: ownerKey });
-    const ids: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const { id } = await owner.spaces.create();
-      await owner.records.put(id, 'app.note', { i });
-      await owner.spaces.allowHolder(id, host.did, 'host');
-      ids.push(id);
-    }
+    const ids = await spacesHeldBy(owner, host, 12);
     const prints = new Map<string, string>();
     for (const id of ids) prints.set(id, (await owner.spaces.status(id)).fingerprint);
     const [peer] = connect(owner, host);
