@@ -297,6 +297,12 @@ export async function checkPlatformCrypto(platform: PlatformCrypto): Promise<voi
     );
 }
 
+/** Throws a `TypeError` unless `secret` is 32 bytes, as an Ed25519 secret is. */
+function checkSecret(secret: Uint8Array): void {
+  if (!(secret instanceof Uint8Array) || secret.length !== 32)
+    throw new TypeError('secret must be a Uint8Array of 32 bytes');
+}
+
 /** Public keys a signing key keeps of the keys made like it (one a space, 32 bytes each). */
 const LIKE_KEYS_KEPT = 16_384;
 
@@ -337,8 +343,7 @@ export class SigningKey {
    * took several times as long as `node:crypto` for each).
    */
   like(secret: Uint8Array): SigningKey {
-    if (!(secret instanceof Uint8Array) || secret.length !== 32)
-      throw new TypeError('secret must be a Uint8Array of 32 bytes');
+    checkSecret(secret);
     const kept = (this.#likePublicKeys ??= new Map());
     const tag = latin1(sha256(secret));
     let publicKey = kept.get(tag);
@@ -367,9 +372,7 @@ export class SigningKey {
 
   /** The key whose 32-byte secret is `secret` (as {@link exportSecret} gave). */
   static fromSecret(secret: Uint8Array): SigningKey {
-    if (!(secret instanceof Uint8Array) || secret.length !== 32) {
-      throw new TypeError('secret must be a Uint8Array of 32 bytes');
-    }
+    checkSecret(secret);
     return new SigningKey(secret.slice());
   }
 

@@ -167,6 +167,11 @@ export class Store {
     return this.#sets.get(collection)?.count ?? 0;
   }
 
+  /** Each collection that holds versions with how many, sorted by name, as a `hello` gives them. */
+  counts(): Array<[string, number]> {
+    return this.collectionNames().map((name) => [name, this.count(name)]);
+  }
+
   /** Whether the store holds version `id` of `collection`. */
   hasVersion(collection: string, id: string): boolean {
     return this.#sets.get(collection)?.hasId(id) ?? false;

@@ -431,8 +431,8 @@ export class OpenSpaces {
     await store.close();
     // Taken once every write is in; an open begun meanwhile drops it again as it opens.
     if (!this.isOpen(space.id)) {
-      const counts = store.collectionNames().map((c): [string, number] => [c, store.count(c)]);
-      this.#closedAt.set(space.id, { fingerprint: fromHex(store.fingerprint()), counts });
+      const fingerprint = fromHex(store.fingerprint());
+      this.#closedAt.set(space.id, { fingerprint, counts: store.counts() });
     }
   }
 }

@@ -430,7 +430,7 @@ export class OpenSpace implements SpaceView, MemberView {
    */
   async reload(): Promise<void> {
     const before = this.store.fingerprint();
-    const counts = new Map(this.store.collectionNames().map((n) => [n, this.store.count(n)]));
+    const counts = new Map(this.store.counts());
     await this.store.invalidate();
     if (this.store.fingerprint() === before) return;
     this.#membership = undefined;

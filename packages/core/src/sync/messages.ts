@@ -271,3 +271,23 @@ export function decodeMessage(frame: Uint8Array): Message {
       return bad(`unknown type ${JSON.stringify(String(m.t).slice(0, 20))}`);
   }
 }
+
+/**
+ * The `hello` in `space` saying this side stands at `fingerprint` with `counts`, and, from a
+ * starter, `synced`: once a session ended with nothing outstanding. This side answers pulls.
+ */
+export function helloOf(
+  space: string,
+  fingerprint: Uint8Array,
+  counts: Array<[string, number]>,
+  synced = false,
+): Extract<Message, { t: 'hello' }> {
+  return {
+    t: 'hello',
+    s: space,
+    f: fingerprint,
+    c: counts,
+    ...(synced ? { y: true as const } : {}),
+    p: true,
+  };
+}

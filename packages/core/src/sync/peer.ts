@@ -18,7 +18,13 @@ import { ConnectionBudget, PAUSE_QUEUED_BYTES, RESUME_QUEUED_BYTES } from './bud
 import { PeerFileChannel } from './file-channel.js';
 import { handshakeBytes } from './handshake.js';
 import { type CheckedAhead, type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
-import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from './messages.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  helloOf,
+  type Message,
+  PROTOCOL_VERSION,
+} from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, REOFFER_AFTER_MS } from './pacing.js';
 import { SpaceOffers } from './space-offers.js';
 import { SpaceSync } from './space-sync.js';
@@ -165,7 +171,7 @@ export class Peer {
 
   /** Links closed space `id`, resting, with a hello of where it closed (`f`, `c`), sent now. */
   #restClosed(id: string, f: Uint8Array, c: Array<[string, number]>): void {
-    const hello = { t: 'hello', s: id, f, c, p: true } as const;
+    const hello = helloOf(id, f, c);
     const writer = this.writer !== this.did ? { writer: this.writer! } : {};
     const status = { did: this.did!, ...writer, synced: false, level: false };
     this.#linked.add(id);

@@ -15,7 +15,7 @@ import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
 import { type CheckedAhead, doneAhead, type EarlyVersions } from './inbox-ahead.js';
-import { MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
+import { helloOf, MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
 import { type Outgoing, outgoing } from './outgoing.js';
 import {
   MAX_IDS_PER_WANT,
@@ -124,21 +124,13 @@ export class SpaceSync implements Reconciled {
   /** The hello {@link hello} sends now: also what the connection repeats while the space is closed. */
   helloMessage(): Extract<Message, { t: 'hello' }> {
     const store = this.space.store;
-    const counts = store.collectionNames().map((c) => [c, store.count(c)] as [string, number]);
     const synced =
       this.channel.starter &&
       this.#reconciliation.reconciled &&
       !this.#reconciliation.running &&
       !this.fetching() &&
       this.#waiting.size === 0;
-    return {
-      t: 'hello',
-      s: this.id,
-      f: fromHex(store.fingerprint()),
-      c: counts,
-      ...(synced ? { y: true as const } : {}),
-      p: true,
-    };
+    return helloOf(this.id, fromHex(store.fingerprint()), store.counts(), synced);
   }
 
   /**
