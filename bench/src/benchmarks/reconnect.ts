@@ -4,7 +4,10 @@
 // most 1,000 spaces open (the default), so at 500 every space stays open and at 2,000 half of
 // them must close for the others to open; the time and CPU until level, at both, in the same
 // run. Opening each space as often at 2,000 as at 500, the CPU a space is about the same; opening
-// one again for each step of the meeting, several times as much.
+// one again for each step of the meeting, several times as much. Then the same meetings with
+// every space changed on the owner while apart (a record more in each), so each needs a session:
+// at 2,000 no more sessions may run at once than their spaces can stay open, or each is cut as
+// its space closes for the next, and starts again.
 // Knob: MINCA_BENCH_RECONNECT_SPACES (the larger N, 2,000; the smaller is a quarter of it).
 import * as crypto from 'node:crypto';
 import {
@@ -41,8 +44,16 @@ function link(owner: MincaNode, host: MincaNode): Peer {
   return peer;
 }
 
-/** Each reconnect of an owner with `count` spaces on its host: ms and CPU ms until level in all. */
-async function reconnects(count: number): Promise<Array<{ ms: number; cpuMs: number }>> {
+interface Meeting {
+  ms: number;
+  cpuMs: number;
+}
+
+/**
+ * Reconnects of an owner with `count` spaces on its host, ms and CPU ms until level in all:
+ * `level`, nothing changed while apart; `changed`, every space changed while apart.
+ */
+async function reconnects(count: number): Promise<{ level: Meeting[]; changed: Meeting[] }> {
   const fleet = SigningKey.generate();
   let held = 0;
   const host = await createNode({
@@ -56,7 +67,7 @@ async function reconnects(count: number): Promise<Array<{ ms: number; cpuMs: num
   });
   const owner = await createNode({ stores: memoryStores(), crypto: nodeCrypto(crypto) });
   const ids: string[] = [];
-  const out: Array<{ ms: number; cpuMs: number }> = [];
+  const out = { level: [] as Meeting[], changed: [] as Meeting[] };
   try {
     for (let i = 0; i < count; i++) {
       const { id } = await owner.spaces.create();
@@ -67,16 +78,20 @@ async function reconnects(count: number): Promise<Array<{ ms: number; cpuMs: num
     const level = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
     let peer = link(owner, host);
     await until(() => held === count && level(peer), 'the first fill');
-    for (let run = 0; run < RUNS; run++) {
-      peer.close();
-      // The host's end hears of the close before the owner connects again.
-      await new Promise((r) => setTimeout(r, 100));
-      const cpu = process.cpuUsage();
-      const start = performance.now();
-      peer = link(owner, host);
-      await until(() => level(peer), 'the reconnect');
-      const used = process.cpuUsage(cpu);
-      out.push({ ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 });
+    for (const kind of ['level', 'changed'] as const) {
+      for (let run = 0; run < RUNS; run++) {
+        peer.close();
+        // The host's end hears of the close before the owner connects again.
+        await new Promise((r) => setTimeout(r, 100));
+        if (kind === 'changed')
+          for (const id of ids) await owner.records.put(id, 'app.note', { run });
+        const cpu = process.cpuUsage();
+        const start = performance.now();
+        peer = link(owner, host);
+        await until(() => level(peer), 'the reconnect');
+        const used = process.cpuUsage(cpu);
+        out[kind].push({ ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 });
+      }
     }
     return out;
   } finally {
@@ -90,25 +105,28 @@ const bench: Benchmark = {
   async run() {
     const small = await reconnects(SMALL);
     const large = await reconnects(LARGE);
-    const ms = (runs: typeof small) => median(runs.map((r) => r.ms));
-    const cpu = (runs: typeof small) => median(runs.map((r) => r.cpuMs));
-    // CPU a space, µs: the wall time also holds the connection's timers (its reoffer window).
-    const [a, b] = [(1000 * cpu(small)) / SMALL, (1000 * cpu(large)) / LARGE];
+    const ms = (runs: Meeting[]) => median(runs.map((r) => r.ms));
+    const cpu = (runs: Meeting[]) => median(runs.map((r) => r.cpuMs));
     const n = (x: number) => x.toLocaleString('en-US');
-    return [
-      {
-        name: `an owner with ${n(SMALL)} spaces meets its host again: level in all`,
-        value: ms(small),
-        unit: 'ms',
-        note: `CPU ${Math.round(cpu(small))} ms, both nodes: ${a.toFixed(0)} µs a space`,
-      },
-      {
-        name: `… with ${n(LARGE)} spaces (at most 1,000 open)`,
-        value: ms(large),
-        unit: 'ms',
-        note: `CPU ${Math.round(cpu(large))} ms: ${b.toFixed(0)} µs a space, ${(b / a).toFixed(2)}× a space's at ${n(SMALL)}`,
-      },
-    ];
+    // CPU a space, µs: the wall time also holds the connection's timers (its reoffer window).
+    const figures = (kind: 'level' | 'changed', what: string) => {
+      const [a, b] = [(1000 * cpu(small[kind])) / SMALL, (1000 * cpu(large[kind])) / LARGE];
+      return [
+        {
+          name: `an owner with ${n(SMALL)} spaces meets its host again, ${what}: level in all`,
+          value: ms(small[kind]),
+          unit: 'ms',
+          note: `CPU ${Math.round(cpu(small[kind]))} ms, both nodes: ${a.toFixed(0)} µs a space`,
+        },
+        {
+          name: `… with ${n(LARGE)} spaces (at most 1,000 open)`,
+          value: ms(large[kind]),
+          unit: 'ms',
+          note: `CPU ${Math.round(cpu(large[kind]))} ms: ${b.toFixed(0)} µs a space, ${(b / a).toFixed(2)}× a space's at ${n(SMALL)}`,
+        },
+      ];
+    };
+    return [...figures('level', 'nothing changed'), ...figures('changed', 'every space changed')];
   },
 };
 export default bench;
