@@ -30,16 +30,28 @@ const channelTo = (sent: Message[]): OfferChannel => ({
   budget: new ConnectionBudget(() => 0),
 });
 
-/** `count` spaces `owner` creates, a record in each, and lets `host` hold. */
-async function spacesHeldBy(owner: MincaNode, host: MincaNode, count: number): Promise<string[]> {
+/** `count` spaces `owner` creates, `records` in each (1 unless given), and lets `host` hold. */
+async function spacesHeldBy(
+  owner: MincaNode,
+  host: MincaNode,
+  count: number,
+  records = 1,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const { id } = await owner.spaces.create();
-    await owner.records.put(id, 'app.note', { i });
+    const items = Array.from({ length: records }, (_, j) => ({ body: { i, j } }));
+    await owner.records.putMany(id, 'app.note', items, { perSignature: 64 });
     await owner.spaces.allowHolder(id, host.did, 'host');
     ids.push(id);
   }
   return ids;
+}
+
+/** Two keys, the one whose node starts reconciling (the smaller writer DID) first. */
+function starterFirst(): [SigningKey, SigningKey] {
+  const [a, b] = [SigningKey.generate(), SigningKey.generate()];
+  return a.did < b.did ? [a, b] : [b, a];
 }
 
 describe('meeting a peer with many spaces', () => {
@@ -181,10 +193,8 @@ describe('meeting a peer with many spaces', () => {
   });
 
   it('a host keeping 2 spaces open takes in 12 new ones at once within seconds, not heartbeats', async () => {
-    // The host starts the sessions (its writer DID is the smaller): each is cut as its space
-    // closes to make room for the next, and starts again at once.
-    let [hostKey, ownerKey] = [SigningKey.generate(), SigningKey.generate()];
-    if (hostKey.did > ownerKey.did) [hostKey, ownerKey] = [ownerKey, hostKey];
+    // The host starts the sessions: a cut one starts again at once.
+    const [hostKey, ownerKey] = starterFirst();
     const host = await make({ key: hostKey, holding: {}, openSpaces: { max: 2 } });
     const owner = await make({ key: ownerKey });
     const ids = await spacesHeldBy(owner, host, 12);
@@ -202,4 +212,33 @@ describe('meeting a peer with many spaces', () => {
     );
     await until(() => ids.every((id) => peer.status(id)?.level === true), 8_000, 'level');
   });
+
+  it('a host keeping 4 spaces open takes in 12 of 2,000 versions, 2 sessions at a time', async () => {
+    // Each space needs pages pulled one after another. With a session in every space at once,
+    // each was cut as its space closed to make room for the next, and started again from its
+    // first page: it never ended.
+    const [hostKey, ownerKey] = starterFirst();
+    const host = await make({ key: hostKey, holding: {}, openSpaces: { max: 4 } });
+    const owner = await make({ key: ownerKey });
+    const ids = await spacesHeldBy(owner, host, 12, 2_000);
+    const [peer] = connect(owner, host);
+    let mostRunning = 0;
+    let mostWaiting = 0;
+    await until(
+      () => {
+        const { sessions } = host.spaces.stats();
+        mostRunning = Math.max(mostRunning, sessions.running);
+        mostWaiting = Math.max(mostWaiting, sessions.waiting);
+        return ids.every((id) => peer.status(id)?.level === true);
+      },
+      30_000,
+      'level in all 12',
+    );
+    expect(host.spaces.stats().sessions).toEqual({ running: 0, waiting: 0, max: 2 });
+    expect(mostRunning).toBeGreaterThan(0);
+    expect(mostRunning).toBeLessThanOrEqual(2);
+    expect(mostWaiting).toBeGreaterThan(0);
+    const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
+    for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
+  }, 60_000);
 });

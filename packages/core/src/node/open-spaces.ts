@@ -17,6 +17,7 @@ import type { Registry } from '../registry.js';
 import { type HeldEntry, HeldSpace } from '../space/held-space.js';
 import { OpenSpace } from '../space/open-space.js';
 import type { SpaceView } from '../space/space-view.js';
+import { SessionSlots } from '../sync/session-slots.js';
 import type { ClosedHello } from '../sync/sync-host.js';
 import { clearRepeating, setHousekeeping, sleep } from '../timers.js';
 import { openStore, spaceStorePath } from './open-store.js';
@@ -62,6 +63,11 @@ export interface OpenSpacesStats {
   /** The limits in force: a space idle this long closes, and at most this many stay open. */
   idleMs: number;
   max: number;
+  /**
+   * Reconciliation sessions over all connections: running now, waiting for a slot, and the
+   * most that run at once (half of `max`; spec 06 §4.1 "Sessions at once").
+   */
+  sessions: { running: number; waiting: number; max: number };
 }
 
 type AnySpace = OpenSpace | HeldSpace;
@@ -85,10 +91,16 @@ export class OpenSpaces {
   /** Where each space closed stood then (see {@link closedHello}); dropped as it opens again. */
   readonly #closedAt = new Map<string, ClosedHello>();
   #closed = false;
+  /**
+   * The slots of sessions at once, over all connections: half the most open, so sessions keep
+   * their spaces open and the other half is room for the spaces peers' messages open.
+   */
+  readonly sessions: SessionSlots;
 
   constructor(private readonly config: OpenSpacesConfig) {
     this.#limits = openSpacesLimits(config.limits);
     this.#use = new SpaceUse(config.now);
+    this.sessions = new SessionSlots(Math.max(1, Math.floor(this.#limits.max / 2)));
   }
 
   /** Throws `closed` once the node closed. */
@@ -284,7 +296,9 @@ export class OpenSpaces {
   stats(): OpenSpacesStats {
     const members = this.#members.size;
     const held = this.#held.size;
-    return { open: members + held, members, held, ...this.#limits };
+    const { running, waiting, limit } = this.sessions;
+    const sessions = { running, waiting, max: limit };
+    return { open: members + held, members, held, ...this.#limits, sessions };
   }
 
   /** Closes what has been idle past the limit; past the most open, the least recently used. */

@@ -59,6 +59,7 @@ export class Peers {
       closedHello: (id) => spaces.closedHello(id),
       used: (id) => spaces.touch(id),
       files,
+      sessions: spaces.sessions,
       holds: async (id) =>
         (await registry.getSpace(id)) !== undefined || (await registry.getHeld(id)) !== undefined,
       // From the sharing index: a handshake opens only the spaces shared with the peer. A holder

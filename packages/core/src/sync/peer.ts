@@ -5,27 +5,19 @@
  * breaks the protocol ends this connection with a reason; the node and its other peers go on.
  * Spec 05 §8, pacing §10.
  */
-import { randomBytes } from '@noble/ciphers/utils.js';
 import { toHex } from '../bytes.js';
 import { isMincaError, MincaError } from '../errors.js';
 import type { FileChannel } from '../files/file-channel.js';
-import { verifyChain } from '../identity/writer-chain.js';
-import { verifySignature } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import { clearRepeating, clearTimer, setRepeating, setTimer } from '../timers.js';
 import { BoundedSet } from './bounded-set.js';
-import { ConnectionBudget, PAUSE_QUEUED_BYTES, RESUME_QUEUED_BYTES } from './budget.js';
+import { ConnectionBudget } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
-import { handshakeBytes } from './handshake.js';
 import { type CheckedAhead, type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
-import {
-  decodeMessage,
-  encodeMessage,
-  helloOf,
-  type Message,
-  PROTOCOL_VERSION,
-} from './messages.js';
+import { decodeMessage, encodeMessage, helloOf, type Message } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, REOFFER_AFTER_MS } from './pacing.js';
+import { PeerAuth } from './peer-auth.js';
+import { PeerInbox } from './peer-inbox.js';
 import { SpaceOffers } from './space-offers.js';
 import { SpaceSync } from './space-sync.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
@@ -36,10 +28,17 @@ export type { PeerSpaceStatus } from './sync-host.js';
 /** Wants of closed spaces' syncs remembered per connection (4 in flight per space). */
 const MAX_ORPHAN_WANTS = 4_096;
 
-/** A shared space closed for being idle: what this side said there last, and where it stood. */
+/** Connections made in this process: each one's session slots are known by its number. */
+let connections = 0;
+
+/**
+ * A shared space closed for being idle: what this side said there last, where it stood, and
+ * the peer's last hello there.
+ */
 interface Resting {
   hello: Extract<Message, { t: 'hello' }>;
   status: PeerSpaceStatus;
+  peerHello?: Extract<Message, { t: 'hello' }> | undefined;
 }
 
 export class Peer {
@@ -68,9 +67,9 @@ export class Peer {
   /** A reoffer is due, or queued and not started: another asked for meanwhile is the same one. */
   #reofferTimer: unknown;
   #reofferQueued = false;
-  readonly #nonce = randomBytes(32);
-  #claimed: { did: string; nonce: Uint8Array } | undefined;
-  #authSent = false;
+  readonly #auth: PeerAuth;
+  /** This connection's number, which its session slots go by (spec 06 §4.1). */
+  readonly #serial = connections++;
   #nextWant = 0;
   #heartbeat: unknown;
   #helloTimer: unknown;
@@ -78,15 +77,12 @@ export class Peer {
   #closed = false;
   readonly #endListeners = new Set<(reason: string) => void>();
   /** Messages are handled one at a time, in order; so is work timers start. */
-  #inbox: Promise<void> = Promise.resolve();
-  /** The frames queued in the inbox, the next few checked ahead. */
+  readonly #inbox: PeerInbox;
   readonly #ahead = new InboxAhead(
     (space) => !this.#closed && !!this.did && this.#linked.has(space),
     (space) => this.#syncs.get(space)?.space,
   );
   readonly #budget: ConnectionBudget;
-  /** Whether the transport was asked to stop reading, the inbox being full. */
-  #paused = false;
 
   constructor(
     private readonly host: SyncHost,
@@ -109,34 +105,16 @@ export class Peer {
     );
     this.files = this.#fileChannel;
     this.#budget = new ConnectionBudget(() => host.now());
-    transport.onMessage = (frame) => {
-      if (this.#closed) return;
-      try {
-        this.#budget.received(frame.length);
-      } catch (error) {
-        this.close((error as Error).message);
-        return;
-      }
-      if (!this.#paused && this.#budget.queued > PAUSE_QUEUED_BYTES) {
-        this.#paused = true;
-        transport.pause?.();
-      }
-      const pending = this.#ahead.arrived(frame);
-      this.#inbox = this.#inbox.then(async () => {
-        this.#ahead.taken();
-        try {
-          if (!pending.joined) await this.#receive(frame, pending.early);
-        } finally {
-          this.#budget.handled(frame.length);
-          if (this.#paused && this.#budget.queued <= RESUME_QUEUED_BYTES) {
-            this.#paused = false;
-            if (!this.#closed) transport.resume?.();
-          }
-        }
-      });
-    };
+    this.#auth = new PeerAuth(host, (m) => this.#send(m));
+    this.#inbox = new PeerInbox(transport, this.#budget, this.#ahead, {
+      get closed() {
+        return peer.#closed;
+      },
+      receive: (frame, early) => this.#receive(frame, early),
+      close: (reason) => this.close(reason),
+    });
     transport.onClose = (reason) => this.#finish(reason ?? 'the transport closed');
-    this.#send({ t: 'hi', v: PROTOCOL_VERSION, d: host.did, n: this.#nonce });
+    this.#send(this.#auth.hi());
     this.#heartbeat = setRepeating(() => this.#tick(), HEARTBEAT_MS);
   }
 
@@ -165,8 +143,11 @@ export class Peer {
     const sync = this.#syncs.get(id);
     if (!sync) return;
     this.#syncs.delete(id);
-    this.#resting.set(id, { hello: sync.helloMessage(), status: sync.status() });
+    const { peerHello } = sync;
+    this.#resting.set(id, { hello: sync.helloMessage(), status: sync.status(), peerHello });
     for (const q of sync.wantsInFlight()) this.#orphanWants.add(String(q));
+    // Its session ended with the space; one waiting its turn keeps its place.
+    this.host.sessions?.ended(this.#serial, id);
   }
 
   /** Links closed space `id`, resting, with a hello of where it closed (`f`, `c`), sent now. */
@@ -207,7 +188,7 @@ export class Peer {
       for (const s of spaces) {
         const sync = this.#syncs.get(s);
         if (sync) sync.hello();
-        else this.#enqueue(() => this.#inSpace(s, async (opened) => opened.hello()));
+        else this.#inbox.enqueue(() => this.#inSpace(s, async (opened) => opened.hello()));
       }
     }, HELLO_AFTER_TAKE_IN_MS);
   }
@@ -224,7 +205,7 @@ export class Peer {
       this.#reofferTimer = undefined;
       if (this.#reofferQueued) return;
       this.#reofferQueued = true;
-      this.#enqueue(async () => {
+      this.#inbox.enqueue(async () => {
         this.#reofferQueued = false;
         await this.#offers!.reoffer();
         for (const sync of this.#syncs.values()) sync.askUngranted();
@@ -252,6 +233,7 @@ export class Peer {
     clearRepeating(this.#heartbeat);
     if (this.#helloTimer !== undefined) clearTimer(this.#helloTimer);
     if (this.#reofferTimer !== undefined) clearTimer(this.#reofferTimer);
+    this.host.sessions?.dropConnection(this.#serial);
     this.#fileChannel.ended(reason);
     for (const listener of [...this.#endListeners]) listener(reason);
   }
@@ -259,11 +241,6 @@ export class Peer {
   #send(message: Message): void {
     if (this.#closed || this.transport.closed) return;
     this.transport.send(encodeMessage(message));
-  }
-
-  /** Runs `work` after the messages and work queued before it; what it throws ends the connection. */
-  #enqueue(work: () => Promise<void>): void {
-    this.#inbox = this.#inbox.then(work).catch((error) => this.close(String(error)));
   }
 
   async #receive(frame: Uint8Array, early?: Early): Promise<void> {
@@ -285,7 +262,7 @@ export class Peer {
     }
     if (m.t === 'hi' || m.t === 'auth') {
       this.#budget.idle(bytes);
-      return m.t === 'hi' ? this.#onHi(m) : this.#onAuth(m);
+      return m.t === 'hi' ? this.#auth.onHi(m) : this.#onAuth(m);
     }
     if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
     if (m.t === 'spaces') {
@@ -362,7 +339,22 @@ export class Peer {
       await work(sync);
     } finally {
       this.#handling = before;
+      this.#settle(id);
     }
+  }
+
+  /** Gives back space `id`'s session slot once nothing there needs it; forgets it when no longer shared. */
+  #settle(id: string): void {
+    const slots = this.host.sessions;
+    if (!slots) return;
+    if (this.#closed || !this.#linked.has(id)) slots.drop(this.#serial, id);
+    else if (this.#syncs.get(id)?.busy() === false) slots.ended(this.#serial, id);
+  }
+
+  /** Space `id`'s session has a slot now, after waiting: it starts, the space opened again if closed. */
+  #startWaited(id: string): void {
+    if (this.#closed || !this.#linked.has(id)) this.host.sessions?.drop(this.#serial, id);
+    else this.#inbox.enqueue(() => this.#inSpace(id, (sync) => sync.startWaited()));
   }
 
   /** A sync for shared space `space`, just opened (again). */
@@ -374,55 +366,26 @@ export class Peer {
       send: (message) => this.#send(message),
       now: () => this.host.now(),
       nextWant: () => this.#nextWant++,
+      mayStart: () =>
+        this.host.sessions?.take(this.#serial, space.id, () => this.#startWaited(space.id)) ?? true,
     });
+    const peerHello = this.#resting.get(space.id)?.peerHello;
+    if (peerHello) sync.seed(peerHello);
     this.#syncs.set(space.id, sync);
     this.#resting.delete(space.id);
     return sync;
   }
 
-  async #onHi(m: Extract<Message, { t: 'hi' }>): Promise<void> {
-    if (this.#claimed) throw new MincaError('protocol', 'a second hi');
-    if (m.v !== PROTOCOL_VERSION)
-      throw new MincaError('protocol', `protocol version ${m.v} is not ${PROTOCOL_VERSION}`);
-    if (m.d === this.host.did) throw new MincaError('protocol', 'the peer claims to be this node');
-    this.#claimed = { did: m.d, nonce: m.n };
-    const chain = this.host.chain;
-    this.#send({
-      t: 'auth',
-      g: await this.host.sign(handshakeBytes(this.host.did, m.d, m.n, this.#nonce)),
-      ...(chain.length > 0 ? { c: [...chain] } : {}),
-    });
-    this.#authSent = true;
-  }
-
   async #onAuth(m: Extract<Message, { t: 'auth' }>): Promise<void> {
-    if (!this.#claimed || !this.#authSent || this.did)
-      throw new MincaError('protocol', 'auth out of turn');
-    const { did: writer, nonce } = this.#claimed;
-    if (
-      !(await verifySignature(
-        writer,
-        handshakeBytes(writer, this.host.did, this.#nonce, nonce),
-        m.g,
-      ))
-    )
-      throw new MincaError('protocol', 'the peer did not prove its key');
-    const identity = await verifyChain(writer, m.c ?? []).catch((cause) => {
-      throw new MincaError('protocol', `the peer's certificates do not hold`, { cause });
-    });
-    // A revoked key still talks, but for nobody: it is a member of nothing.
-    const revoked = async (subject: string | undefined) =>
-      subject !== undefined && (await this.host.revoked?.(subject, identity.account)) === true;
-    const did =
-      (await revoked(writer)) || (await revoked(identity.device)) ? writer : identity.account;
+    const { did, writer, nonce, spaces } = await this.#auth.onAuth(m);
     this.writer = writer;
     this.did = did;
     const peer = this;
     this.#offers = new SpaceOffers(this.host, {
       peer: did,
       peerWriter: writer,
-      ...(identity.spaces ? { limit: identity.spaces } : {}),
-      nonce: this.#nonce,
+      ...(spaces ? { limit: spaces } : {}),
+      nonce: this.#auth.nonce,
       peerNonce: nonce,
       send: (message) => this.#send(message),
       link: (ids) => this.#link(ids),
@@ -457,8 +420,10 @@ export class Peer {
   #tick(): void {
     for (const [id, sync] of this.#syncs) {
       sync.tick();
+      // A session gone stale no longer needs its slot.
+      this.#settle(id);
       // Unless the space closed meanwhile: its session ended with it.
-      this.#enqueue(async () => {
+      this.#inbox.enqueue(async () => {
         if (this.#syncs.get(id) === sync) await sync.rerunWhenFetched();
       });
     }

@@ -33,6 +33,11 @@ export interface SyncChannel {
   now(): number;
   /** A want number not used on this connection yet. */
   nextWant(): number;
+  /**
+   * Whether a session may start here now (spec 06 §4.1 "Sessions at once"); if not, it waits
+   * its turn and the connection starts it then. Absent: always.
+   */
+  mayStart?(): boolean;
 }
 
 /** What reconciling needs of the space's synchroniser: where the peer stands, and moving ids. */
@@ -112,6 +117,7 @@ export class Reconciliation {
       this.#rerun = true;
       return;
     }
+    if (this.channel.mayStart?.() === false) return;
     this.#rerun = false;
     this.systemDone = false;
     this.#started = true;

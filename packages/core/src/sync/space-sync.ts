@@ -36,6 +36,8 @@ interface Received {
   ahead?: CheckedAhead | undefined;
 }
 
+type Hello = Extract<Message, { t: 'hello' }>;
+
 /** Versions read and sent per push, so a push of a whole collection is read a part at a time. */
 const PUSH_BATCH = MAX_VERSIONS_PER_MESSAGE;
 
@@ -83,6 +85,7 @@ export class SpaceSync implements Reconciled {
   #peerSynced = false;
   /** The fingerprint of that hello. */
   #syncedPrint: string | undefined;
+  #peerHello: Hello | undefined;
 
   constructor(
     readonly space: SpaceView,
@@ -122,7 +125,7 @@ export class SpaceSync implements Reconciled {
   }
 
   /** The hello {@link hello} sends now: also what the connection repeats while the space is closed. */
-  helloMessage(): Extract<Message, { t: 'hello' }> {
+  helloMessage(): Hello {
     const store = this.space.store;
     const synced =
       this.channel.starter &&
@@ -171,10 +174,30 @@ export class SpaceSync implements Reconciled {
     }
   }
 
-  async #onHello(m: Extract<Message, { t: 'hello' }>): Promise<void> {
-    this.peerPrint = m.f;
-    this.peerCounts = m.c;
-    this.peerPulls = m.p === true;
+  /** The peer's last `hello` here, as this sync or the one before it (see {@link seed}) heard it. */
+  get peerHello(): Hello | undefined {
+    return this.#peerHello;
+  }
+
+  /**
+   * Where the peer stood as the last sync of this space heard it, before the space closed: a
+   * session started here (one that waited its turn) knows the peer's collections.
+   */
+  seed(hello: Hello): void {
+    this.#peerHello = hello;
+    this.peerPrint = hello.f;
+    this.peerCounts = hello.c;
+    this.peerPulls = hello.p === true;
+  }
+
+  /** A session that waited its turn starts: unless the peer is level with this side since. */
+  async startWaited(): Promise<void> {
+    if (this.peerPrint && toHex(this.peerPrint) === this.space.store.fingerprint()) return;
+    await this.#reconciliation.start();
+  }
+
+  async #onHello(m: Hello): Promise<void> {
+    this.seed(m);
     const print = toHex(m.f);
     // A starter synced twice at one fingerprint: what still differs is what one side refuses.
     let settled = false;

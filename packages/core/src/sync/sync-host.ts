@@ -5,6 +5,7 @@
 import type { FileService } from '../files/file-channel.js';
 import type { SigningKey } from '../keys.js';
 import type { SpaceView } from '../space/space-view.js';
+import type { SessionSlots } from './session-slots.js';
 
 /** A closed space's fingerprint and each collection's count, as a `hello` gives them. */
 export interface ClosedHello {
@@ -72,6 +73,11 @@ export interface SyncHost {
    * does not verify, before keeping any.
    */
   admit?(did: string, offered: readonly OfferedSpace[]): Promise<Admission>;
+  /**
+   * The node's session slots, shared by its connections: a session starts in a space only with
+   * one, so no more run at once than their spaces can stay open (spec 06 §4.1). Absent: no bound.
+   */
+  sessions?: SessionSlots;
   /** Files: told when a space becomes shared with a peer, and answering its requests (§16.6). */
   files?: FileService;
 }
