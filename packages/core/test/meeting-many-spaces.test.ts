@@ -241,4 +241,37 @@ describe('meeting a peer with many spaces', () => {
     const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
     for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
   }, 60_000);
+
+  it('opens each space changed while apart once on a host keeping 2 open, which starts', async () => {
+    // A hello in a space closed here that differs from where it closed: with no session slot
+    // free, the side that starts waits for one without opening the space for the hello; and a
+    // space that closed after taking versions in says hello as it closed.
+    const [hostKey, ownerKey] = starterFirst();
+    const stores = fakeStores();
+    let opens = 0;
+    const counted = {
+      ...stores,
+      open: (path: string) => {
+        if (path.startsWith('spaces/')) opens++;
+        return stores.open(path);
+      },
+    };
+    const host = await make({
+      key: hostKey,
+      stores: counted,
+      holding: {},
+      openSpaces: { max: 2 },
+    });
+    const owner = await make({ key: ownerKey });
+    const ids = await spacesHeldBy(owner, host, 8);
+    const level = (peer: Peer) => () => ids.every((id) => peer.status(id)?.level === true);
+    const [first] = connect(owner, host);
+    await until(level(first), 10_000, 'the first meeting');
+    first.close('apart');
+    for (const id of ids) await owner.records.put(id, 'app.note', { while: 'apart' });
+    opens = 0;
+    const [again] = connect(owner, host);
+    await until(level(again), 10_000, 'the second meeting');
+    expect(opens).toBe(ids.length);
+  });
 });

@@ -188,7 +188,9 @@ export class Peer {
       for (const s of spaces) {
         const sync = this.#syncs.get(s);
         if (sync) sync.hello();
-        else this.#inbox.enqueue(() => this.#inSpace(s, async (opened) => opened.hello()));
+        // Closed since it changed: it says hello as it closed, without opening again.
+        else if (!this.#closedHello(s))
+          this.#inbox.enqueue(() => this.#inSpace(s, async (opened) => opened.hello()));
       }
     }, HELLO_AFTER_TAKE_IN_MS);
   }
@@ -273,10 +275,7 @@ export class Peer {
     if (!this.#linked.has(m.s)) return this.#budget.idle(bytes);
     // Closed here, and the peer is level with it as it closed: nothing to open it for.
     const resting = this.#resting.get(m.s);
-    if (resting && m.t === 'hello' && toHex(m.f) === toHex(resting.hello.f)) {
-      resting.status = { ...resting.status, level: true, synced: true };
-      return;
-    }
+    if (resting && m.t === 'hello' && this.#helloWhileClosed(m.s, resting, m)) return;
     // The answer to a want of a sync that let go of its space: versions, as if sent unasked.
     if (m.t === 'vers' && m.q !== undefined && this.#orphanWants.has(String(m.q))) {
       this.#orphanWants.delete(String(m.q));
@@ -294,6 +293,45 @@ export class Peer {
       return this.#route(m, ahead, join);
     }
     return this.#route(m, ahead);
+  }
+
+  /**
+   * A hello in a space closed here, taken without opening the space where that is enough (spec
+   * 06 §4.1): level with where it closed, there is nothing to do; differing, this side answers
+   * with where it closed when the peer starts, or waits for a session slot when this side does
+   * and none is free. The peer's hello is kept for when it opens. True when taken.
+   */
+  #helloWhileClosed(id: string, resting: Resting, m: Extract<Message, { t: 'hello' }>): boolean {
+    if (toHex(m.f) === toHex(resting.hello.f)) {
+      resting.status = { ...resting.status, level: true, synced: true };
+      return true;
+    }
+    resting.peerHello = m;
+    resting.status = { ...resting.status, level: false, synced: false };
+    if (this.#starter) {
+      const slots = this.host.sessions;
+      return slots !== undefined && !slots.take(this.#serial, id, () => this.#startWaited(id));
+    }
+    // A starter saying it is synced: the sync's own answer, which may be to say nothing.
+    return m.y !== true && this.#closedHello(id);
+  }
+
+  /**
+   * Says hello in resting space `id` as it closed here, when it is closed now (so it stands
+   * there still: only this node writes it, and a write opens it). False when it is open here.
+   */
+  #closedHello(id: string): boolean {
+    const resting = this.#resting.get(id);
+    const closed = this.host.closedHello?.(id);
+    if (!resting || !closed) return false;
+    resting.hello = helloOf(id, closed.fingerprint, closed.counts);
+    this.#send(resting.hello);
+    return true;
+  }
+
+  /** Whether this side starts reconciling: the smaller writer DID does. */
+  get #starter(): boolean {
+    return this.host.did < this.writer!;
   }
 
   /** A message of a shared space, to its sync (opening the space again when it closed). */
@@ -362,7 +400,7 @@ export class Peer {
     const sync = new SpaceSync(space, {
       peer: this.did!,
       peerWriter: this.writer!,
-      starter: this.host.did < this.writer!,
+      starter: this.#starter,
       send: (message) => this.#send(message),
       now: () => this.host.now(),
       nextWant: () => this.#nextWant++,
