@@ -14,10 +14,11 @@ import { BoundedSet } from './bounded-set.js';
 import { ConnectionBudget } from './budget.js';
 import { PeerFileChannel } from './file-channel.js';
 import { type CheckedAhead, type Early, type EarlyVersions, InboxAhead } from './inbox-ahead.js';
-import { decodeMessage, encodeMessage, helloOf, type Message } from './messages.js';
+import { decodeMessage, encodeMessage, type Message } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, REOFFER_AFTER_MS } from './pacing.js';
 import { PeerAuth } from './peer-auth.js';
 import { PeerInbox } from './peer-inbox.js';
+import { RestingSpaces } from './resting-spaces.js';
 import { SpaceOffers } from './space-offers.js';
 import { SpaceSync } from './space-sync.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
@@ -30,16 +31,6 @@ const MAX_ORPHAN_WANTS = 4_096;
 
 /** Connections made in this process: each one's session slots are known by its number. */
 let connections = 0;
-
-/**
- * A shared space closed for being idle: what this side said there last, where it stood, and
- * the peer's last hello there.
- */
-interface Resting {
-  hello: Extract<Message, { t: 'hello' }>;
-  status: PeerSpaceStatus;
-  peerHello?: Extract<Message, { t: 'hello' }> | undefined;
-}
 
 export class Peer {
   /** The peer's account, once its key and certificates are proven. */
@@ -54,8 +45,8 @@ export class Peer {
   /** The spaces shared with the peer; those open here have a sync in `#syncs`. */
   readonly #linked = new Set<string>();
   readonly #syncs = new Map<string, SpaceSync>();
-  /** Shared spaces closed here since: a message for one opens it again (spec 06 §4.1). */
-  readonly #resting = new Map<string, Resting>();
+  /** Shared spaces closed here: a message for one opens it again, unless a hello is enough. */
+  readonly #resting: RestingSpaces;
   /** The space whose message (or work) is being handled now: it stays open meanwhile. */
   #handling: string | undefined;
   /**
@@ -106,6 +97,13 @@ export class Peer {
     this.files = this.#fileChannel;
     this.#budget = new ConnectionBudget(() => host.now());
     this.#auth = new PeerAuth(host, (m) => this.#send(m));
+    this.#resting = new RestingSpaces(host, {
+      get starter() {
+        return peer.#starter;
+      },
+      send: (m) => this.#send(m),
+      takeSlot: (id) => host.sessions?.take(this.#serial, id, () => this.#startWaited(id)) ?? true,
+    });
     this.#inbox = new PeerInbox(transport, this.#budget, this.#ahead, {
       get closed() {
         return peer.#closed;
@@ -127,7 +125,7 @@ export class Peer {
   /** This node's standing with the peer in `space`, once they share it. */
   status(space: string): PeerSpaceStatus | undefined {
     if (!this.did) return undefined;
-    return this.#syncs.get(space)?.status() ?? this.#resting.get(space)?.status;
+    return this.#syncs.get(space)?.status() ?? this.#resting.status(space);
   }
 
   /** Space ids shared with this peer. */
@@ -143,21 +141,10 @@ export class Peer {
     const sync = this.#syncs.get(id);
     if (!sync) return;
     this.#syncs.delete(id);
-    const { peerHello } = sync;
-    this.#resting.set(id, { hello: sync.helloMessage(), status: sync.status(), peerHello });
+    this.#resting.rest(id, sync.helloMessage(), sync.status(), sync.peerHello);
     for (const q of sync.wantsInFlight()) this.#orphanWants.add(String(q));
     // Its session ended with the space; one waiting its turn keeps its place.
     this.host.sessions?.ended(this.#serial, id);
-  }
-
-  /** Links closed space `id`, resting, with a hello of where it closed (`f`, `c`), sent now. */
-  #restClosed(id: string, f: Uint8Array, c: Array<[string, number]>): void {
-    const hello = helloOf(id, f, c);
-    const writer = this.writer !== this.did ? { writer: this.writer! } : {};
-    const status = { did: this.did!, ...writer, synced: false, level: false };
-    this.#linked.add(id);
-    this.#resting.set(id, { hello, status });
-    this.#send(hello);
   }
 
   /**
@@ -189,7 +176,7 @@ export class Peer {
         const sync = this.#syncs.get(s);
         if (sync) sync.hello();
         // Closed since it changed: it says hello as it closed, without opening again.
-        else if (!this.#closedHello(s))
+        else if (!this.#resting.sayClosed(s))
           this.#inbox.enqueue(() => this.#inSpace(s, async (opened) => opened.hello()));
       }
     }, HELLO_AFTER_TAKE_IN_MS);
@@ -274,8 +261,7 @@ export class Peer {
     // A space we don't share with this peer: not ours to answer, and counted as idle.
     if (!this.#linked.has(m.s)) return this.#budget.idle(bytes);
     // Closed here, and the peer is level with it as it closed: nothing to open it for.
-    const resting = this.#resting.get(m.s);
-    if (resting && m.t === 'hello' && this.#helloWhileClosed(m.s, resting, m)) return;
+    if (m.t === 'hello' && this.#resting.onHello(m.s, m)) return;
     // The answer to a want of a sync that let go of its space: versions, as if sent unasked.
     if (m.t === 'vers' && m.q !== undefined && this.#orphanWants.has(String(m.q))) {
       this.#orphanWants.delete(String(m.q));
@@ -293,40 +279,6 @@ export class Peer {
       return this.#route(m, ahead, join);
     }
     return this.#route(m, ahead);
-  }
-
-  /**
-   * A hello in a space closed here, taken without opening the space where that is enough (spec
-   * 06 §4.1): level with where it closed, there is nothing to do; differing, this side answers
-   * with where it closed when the peer starts, or waits for a session slot when this side does
-   * and none is free. The peer's hello is kept for when it opens. True when taken.
-   */
-  #helloWhileClosed(id: string, resting: Resting, m: Extract<Message, { t: 'hello' }>): boolean {
-    if (toHex(m.f) === toHex(resting.hello.f)) {
-      resting.status = { ...resting.status, level: true, synced: true };
-      return true;
-    }
-    resting.peerHello = m;
-    resting.status = { ...resting.status, level: false, synced: false };
-    if (this.#starter) {
-      const slots = this.host.sessions;
-      return slots !== undefined && !slots.take(this.#serial, id, () => this.#startWaited(id));
-    }
-    // A starter saying it is synced: the sync's own answer, which may be to say nothing.
-    return m.y !== true && this.#closedHello(id);
-  }
-
-  /**
-   * Says hello in resting space `id` as it closed here, when it is closed now (so it stands
-   * there still: only this node writes it, and a write opens it). False when it is open here.
-   */
-  #closedHello(id: string): boolean {
-    const resting = this.#resting.get(id);
-    const closed = this.host.closedHello?.(id);
-    if (!resting || !closed) return false;
-    resting.hello = helloOf(id, closed.fingerprint, closed.counts);
-    this.#send(resting.hello);
-    return true;
   }
 
   /** Whether this side starts reconciling: the smaller writer DID does. */
@@ -407,7 +359,7 @@ export class Peer {
       mayStart: () =>
         this.host.sessions?.take(this.#serial, space.id, () => this.#startWaited(space.id)) ?? true,
     });
-    const peerHello = this.#resting.get(space.id)?.peerHello;
+    const peerHello = this.#resting.peerHello(space.id);
     if (peerHello) sync.seed(peerHello);
     this.#syncs.set(space.id, sync);
     this.#resting.delete(space.id);
@@ -443,8 +395,9 @@ export class Peer {
     for (const id of pending) {
       if (!mine.has(id) || this.#linked.has(id)) continue;
       // Closed here: hello with where it closed, and it rests as if it closed since.
-      const closed = this.#syncs.has(id) ? undefined : this.host.closedHello?.(id);
-      if (closed) this.#restClosed(id, closed.fingerprint, closed.counts);
+      const writer = this.writer !== this.did ? { writer: this.writer! } : {};
+      const status = { did: this.did!, ...writer, synced: false, level: false };
+      if (!this.#syncs.has(id) && this.#resting.restClosed(id, status)) this.#linked.add(id);
       else
         await this.#inSpace(id, async (sync) => {
           this.#linked.add(id);
@@ -465,6 +418,6 @@ export class Peer {
         if (this.#syncs.get(id) === sync) await sync.rerunWhenFetched();
       });
     }
-    for (const { hello } of this.#resting.values()) this.#send(hello);
+    this.#resting.repeat();
   }
 }
