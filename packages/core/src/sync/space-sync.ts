@@ -15,8 +15,8 @@ import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
 import { type CheckedAhead, doneAhead, type EarlyVersions } from './inbox-ahead.js';
-import { helloOf, MAX_VERSIONS_PER_MESSAGE, type Message, VERS_MESSAGE_BYTES } from './messages.js';
-import { type Outgoing, outgoing } from './outgoing.js';
+import { helloOf, MAX_VERSIONS_PER_MESSAGE, type Message } from './messages.js';
+import { type Outgoing, outgoing, versMessages } from './outgoing.js';
 import {
   MAX_IDS_PER_WANT,
   MAX_REFUSALS,
@@ -314,32 +314,9 @@ export class SpaceSync implements Reconciled {
     await this.#recheckWaiting(true);
   }
 
-  /**
-   * Packs versions into messages of up to {@link VERS_MESSAGE_BYTES} and 4,096 versions; an
-   * answer to a want always gets one reply.
-   */
+  /** Sends `versions`, packed into `vers` messages; an answer to a want always gets one reply. */
   #sendVersions(versions: readonly Outgoing[], q?: number): void {
-    const budget = VERS_MESSAGE_BYTES;
-    let batch: Uint8Array[] = [];
-    let size = 0;
-    const flush = (last: boolean) => {
-      if (batch.length === 0 && !(last && q !== undefined)) return;
-      this.channel.send({
-        t: 'vers',
-        s: this.id,
-        ...(last && q !== undefined ? { q } : {}),
-        v: batch,
-      });
-      batch = [];
-      size = 0;
-    };
-    for (const v of versions) {
-      if (size + v.bytes.length + 8 > budget || batch.length >= MAX_VERSIONS_PER_MESSAGE)
-        flush(false);
-      batch.push(v.bytes);
-      size += v.bytes.length + 8;
-    }
-    flush(true);
+    for (const message of versMessages(this.id, versions, q)) this.channel.send(message);
   }
 
   /**
