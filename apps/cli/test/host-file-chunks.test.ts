@@ -4,7 +4,7 @@
 import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FileRef } from '@minca/core';
+import type { BlobStore, FileRef } from '@minca/core';
 import { type RunningS3rver, startS3rver } from '@minca/s3/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,31 @@ async function dataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'minca-chunks-'));
   dirs.push(dir);
   return dir;
+}
+
+/**
+ * A bucket whose writes wait until `open()`: what it holds is what the test let through, not
+ * what a mirror's timer (5 s after a change) pushed meanwhile on a slow machine.
+ */
+function gated(store: BlobStore): { store: BlobStore; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return {
+    open,
+    store: {
+      get: (key) => store.get(key),
+      put: async (key, bytes) => {
+        await opened;
+        await store.put(key, bytes);
+      },
+      delete: (key) => store.delete(key),
+      list: (prefix) => store.list(prefix),
+      ...(store.getRange ? { getRange: store.getRange.bind(store) } : {}),
+      ...(store.listFolders ? { listFolders: store.listFolders.bind(store) } : {}),
+    },
+  };
 }
 
 /** The chunk files of a file under `<data>/chunks/<space>/<id>/`, by number. */
@@ -61,9 +86,10 @@ function largestChunkEntry(data: string): number {
 describe('file chunks beside the database', () => {
   it('keeps chunks as files, drops those the bucket holds past the budget, and reads them back checked', async () => {
     const data = await dataDir();
+    const mirror = gated(s3.store({ prefix: 'a' }));
     const host = await openHostNode(data, {
       holding: 'all',
-      mirror: s3.store({ prefix: 'a' }),
+      mirror: mirror.store,
       chunkBudget: 2 * MiB,
     });
     try {
@@ -75,13 +101,14 @@ describe('file chunks beside the database', () => {
       expect(await chunkFiles(data, space, ref.$file)).toHaveLength(13);
       expect(largestChunkEntry(data)).toBe(1); // markers only: no chunk inside SQLite
 
-      // Over budget, but the bucket doesn't hold it yet: nothing leaves the disk.
+      // Over budget, but the bucket doesn't hold it yet (it takes no writes): nothing leaves the disk.
       const other = await node.records.addFile(space, bytesOf(MiB, 5)); // not named: kept 24 h
       await new Promise((r) => setTimeout(r, 300));
       expect(await chunkFiles(data, space, ref.$file)).toHaveLength(13);
 
       // Pushed (chunks, then list), the next write over budget drops it from disk: only
       // the unnamed file, which is in no bucket, stays.
+      mirror.open();
       await node.spaces.syncMirrors(space);
       await node.spaces.syncMirrors(space);
       const bucket = s3.store({ prefix: 'a' });
