@@ -48,6 +48,27 @@ async function spacesHeldBy(
   return ids;
 }
 
+/** Fake stores counting how often a space's store opens (`count.opens`, set back at will). */
+function countingStores() {
+  const stores = fakeStores();
+  const count = { opens: 0 };
+  const open = (path: string) => {
+    if (path.startsWith('spaces/')) count.opens++;
+    return stores.open(path);
+  };
+  return { stores: { ...stores, open }, count };
+}
+
+/** Whether `peer` stands level with the other node in every space of `ids`. */
+const levelIn = (peer: Peer, ids: readonly string[]) =>
+  ids.every((id) => peer.status(id)?.level === true);
+
+/** Expects `host` to hold each space of `ids` at the fingerprint `owner` has there. */
+async function expectHeldAsOwned(host: MincaNode, owner: MincaNode, ids: readonly string[]) {
+  const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
+  for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
+}
+
 /** Two keys, the one whose node starts reconciling (the smaller writer DID) first. */
 function starterFirst(): [SigningKey, SigningKey] {
   const [a, b] = [SigningKey.generate(), SigningKey.generate()];
@@ -163,33 +184,24 @@ describe('meeting a peer with many spaces', () => {
 
   it('says hello in a space closed here without opening it, and opens one the peer differs in', async () => {
     // The host closes a space idle for 300 ms; its stores count how often one opens.
-    const stores = fakeStores();
-    let opens = 0;
-    const counted = {
-      ...stores,
-      open: (path: string) => {
-        if (path.startsWith('spaces/')) opens++;
-        return stores.open(path);
-      },
-    };
+    const { stores: counted, count } = countingStores();
     const host = await make({ stores: counted, holding: {}, openSpaces: { idleMs: 300 } });
     const owner = await make();
     const ids = await spacesHeldBy(owner, host, 6);
     // Level in every space: the host's hello there has the owner's fingerprint.
-    const level = (peer: Peer) => () => ids.every((id) => peer.status(id)?.level === true);
+    const level = (peer: Peer) => () => levelIn(peer, ids);
     const [first] = connect(owner, host);
     await until(level(first), 10_000, 'the first meeting');
     first.close('apart');
     await until(() => host.spaces.stats().open === 0, 10_000, 'the host closing every space');
     // One space changes while they are apart.
     await owner.records.put(ids[0]!, 'app.note', { while: 'apart' });
-    opens = 0;
+    count.opens = 0;
     const [again] = connect(owner, host);
     await until(level(again), 10_000, 'the second meeting');
     // The space that changed opened to take the write in; the rest said hello as they closed.
-    expect(opens).toBe(1);
-    const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
-    for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
+    expect(count.opens).toBe(1);
+    await expectHeldAsOwned(host, owner, ids);
   });
 
   it('a host keeping 2 spaces open takes in 12 new ones at once within seconds, not heartbeats', async () => {
@@ -210,7 +222,7 @@ describe('meeting a peer with many spaces', () => {
       8_000,
       'the host holding all 12',
     );
-    await until(() => ids.every((id) => peer.status(id)?.level === true), 8_000, 'level');
+    await until(() => levelIn(peer, ids), 8_000, 'level');
   });
 
   it('a host keeping 4 spaces open takes in 12 of 2,000 versions, 2 sessions at a time', async () => {
@@ -229,7 +241,7 @@ describe('meeting a peer with many spaces', () => {
         const { sessions } = host.spaces.stats();
         mostRunning = Math.max(mostRunning, sessions.running);
         mostWaiting = Math.max(mostWaiting, sessions.waiting);
-        return ids.every((id) => peer.status(id)?.level === true);
+        return levelIn(peer, ids);
       },
       30_000,
       'level in all 12',
@@ -238,8 +250,7 @@ describe('meeting a peer with many spaces', () => {
     expect(mostRunning).toBeGreaterThan(0);
     expect(mostRunning).toBeLessThanOrEqual(2);
     expect(mostWaiting).toBeGreaterThan(0);
-    const held = new Map((await host.spaces.held()).map((h) => [h.id, h.fingerprint]));
-    for (const id of ids) expect(held.get(id)).toBe((await owner.spaces.status(id)).fingerprint);
+    await expectHeldAsOwned(host, owner, ids);
   }, 60_000);
 
   it('opens each space changed while apart once on a host keeping 2 open, which starts', async () => {
@@ -247,15 +258,7 @@ describe('meeting a peer with many spaces', () => {
     // free, the side that starts waits for one without opening the space for the hello; and a
     // space that closed after taking versions in says hello as it closed.
     const [hostKey, ownerKey] = starterFirst();
-    const stores = fakeStores();
-    let opens = 0;
-    const counted = {
-      ...stores,
-      open: (path: string) => {
-        if (path.startsWith('spaces/')) opens++;
-        return stores.open(path);
-      },
-    };
+    const { stores: counted, count } = countingStores();
     const host = await make({
       key: hostKey,
       stores: counted,
@@ -264,14 +267,14 @@ describe('meeting a peer with many spaces', () => {
     });
     const owner = await make({ key: ownerKey });
     const ids = await spacesHeldBy(owner, host, 8);
-    const level = (peer: Peer) => () => ids.every((id) => peer.status(id)?.level === true);
+    const level = (peer: Peer) => () => levelIn(peer, ids);
     const [first] = connect(owner, host);
     await until(level(first), 10_000, 'the first meeting');
     first.close('apart');
     for (const id of ids) await owner.records.put(id, 'app.note', { while: 'apart' });
-    opens = 0;
+    count.opens = 0;
     const [again] = connect(owner, host);
     await until(level(again), 10_000, 'the second meeting');
-    expect(opens).toBe(ids.length);
+    expect(count.opens).toBe(ids.length);
   });
 });
