@@ -23,7 +23,6 @@ export class SessionSlots {
    * goes last), each one's spaces in order, each with what starts it once it has one.
    */
   readonly #waiting = new Map<number, Map<string, () => void>>();
-  #waitingCount = 0;
 
   /**
    * @param limit Sessions at once: at least 1.
@@ -41,7 +40,9 @@ export class SessionSlots {
 
   /** Sessions waiting for a slot now. */
   get waiting(): number {
-    return this.#waitingCount;
+    let waiting = 0;
+    for (const queue of this.#waiting.values()) waiting += queue.size;
+    return waiting;
   }
 
   /**
@@ -59,10 +60,7 @@ export class SessionSlots {
     }
     let queue = this.#waiting.get(peer);
     if (!queue) this.#waiting.set(peer, (queue = new Map()));
-    if (!queue.has(space)) {
-      queue.set(space, start);
-      this.#waitingCount++;
-    }
+    if (!queue.has(space)) queue.set(space, start);
     return false;
   }
 
@@ -78,16 +76,12 @@ export class SessionSlots {
   /** `space` is no longer shared on connection `peer`, or it ended: forgotten, waiting or not. */
   drop(peer: number, space: string): void {
     const queue = this.#waiting.get(peer);
-    if (queue?.delete(space)) {
-      this.#waitingCount--;
-      if (queue.size === 0) this.#waiting.delete(peer);
-    }
+    if (queue?.delete(space) && queue.size === 0) this.#waiting.delete(peer);
     this.ended(peer, space);
   }
 
   /** Connection `peer` ended: all it held and waited for is let go of. */
   dropConnection(peer: number): void {
-    this.#waitingCount -= this.#waiting.get(peer)?.size ?? 0;
     this.#waiting.delete(peer);
     this.#count -= this.#running.get(peer)?.size ?? 0;
     this.#running.delete(peer);
@@ -113,7 +107,6 @@ export class SessionSlots {
       const queue = this.#waiting.get(peer)!;
       const [space, start] = queue.entries().next().value!;
       queue.delete(space);
-      this.#waitingCount--;
       // Its turn taken: it goes last among the connections waiting.
       this.#waiting.delete(peer);
       if (queue.size > 0) this.#waiting.set(peer, queue);

@@ -101,8 +101,7 @@ export class SpaceSync implements Reconciled {
 
   /** This node's standing with the peer here. */
   status(): PeerSpaceStatus {
-    const level =
-      this.peerPrint !== undefined && toHex(this.peerPrint) === this.space.store.fingerprint();
+    const level = this.#level();
     const outstanding = this.fetching() || this.#reconciliation.running || this.#waiting.size > 0;
     // The side that answers learns from the starter's hello that its session ended.
     const reconciled = this.#reconciliation.reconciled || this.#peerSynced;
@@ -114,6 +113,11 @@ export class SpaceSync implements Reconciled {
       level,
       ...(this.#refusedWhy ? { refused: this.#refusedWhy } : {}),
     };
+  }
+
+  /** Whether the peer's last hello had this side's fingerprint. */
+  #level(): boolean {
+    return this.peerPrint !== undefined && toHex(this.peerPrint) === this.space.store.fingerprint();
   }
 
   /**
@@ -192,7 +196,7 @@ export class SpaceSync implements Reconciled {
 
   /** A session that waited its turn starts: unless the peer is level with this side since. */
   async startWaited(): Promise<void> {
-    if (this.peerPrint && toHex(this.peerPrint) === this.space.store.fingerprint()) return;
+    if (this.#level()) return;
     await this.#reconciliation.start();
   }
 
