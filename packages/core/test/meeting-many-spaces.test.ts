@@ -246,6 +246,10 @@ describe('meeting a peer with many spaces', () => {
       30_000,
       'level in all 12',
     );
+    // Level seen from the owner's side can come before the host's last session ends (a pulled
+    // collection is reconciled once more): every slot is given back once they have.
+    const idle = () => host.spaces.stats().sessions.running === 0;
+    await until(idle, 10_000, 'every session slot given back');
     expect(host.spaces.stats().sessions).toEqual({ running: 0, waiting: 0, max: 2 });
     expect(mostRunning).toBeGreaterThan(0);
     expect(mostRunning).toBeLessThanOrEqual(2);
