@@ -30,7 +30,7 @@ import { usePlatformVerify } from './platform-verify.js';
 import { checkOpenMany, checkOpenSaltedMany, checkSealMany, usePrimitives } from './primitives.js';
 import { Registry } from './registry.js';
 import { SharingIndex } from './sharing-index.js';
-import { rewrapKeys, rotateAfterRevocations } from './space/member-records.js';
+import { credentials, rewrapKeys, rotateAfterRevocations } from './space/member-records.js';
 import { OpenSpace } from './space/open-space.js';
 import type { Peer } from './sync/peer.js';
 import type { Transport } from './sync/transport.js';
@@ -156,7 +156,16 @@ export class MincaNode {
     const files = new NodeFiles(now, config.fetchFiles === 'all', shelf);
     // readFile falls back to a space's mirrors after its peers.
     files.addSources((id) => mirrors.fileSources(id));
-    const sharing = new SharingIndex(registry, async (id) => (await open.member(id)).sharers());
+    const sharing = new SharingIndex(registry, async (id) => (await open.member(id)).sharers(), {
+      account: identity.account,
+      now: async (id) => {
+        const space = await open.member(id);
+        return {
+          shown: (await credentials(space, identity.account)).map((v) => v.bytes),
+          holders: await space.holders(),
+        };
+      },
+    });
     let peers: Peers | undefined;
     /** What a change to sys.* may teach: invites used twice, revocations to remember. */
     const reuses = new ReuseWatch(identity.account);

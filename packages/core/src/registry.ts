@@ -3,9 +3,11 @@
  * node's signing key, unused invites. A store of its own (path `registry`); it is the one store
  * never re-synced, so wrap it in `sealedStores` where the disk isn't trusted. Spec 05 §5.3.
  */
+import { equalBytes } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
 import { SigningKey } from './keys.js';
+import type { HolderKind } from './space/holders.js';
 import type { Store } from './store.js';
 
 /** What the registry knows of a space. */
@@ -22,6 +24,17 @@ export interface SpaceEntry {
   owner: string;
   /** When this node added it, ms. */
   added: number;
+}
+
+/**
+ * What a meeting with a peer needs of a space this node has the key of, kept so a meeting
+ * opens none of them (spec 05 §5.3): what this account shows there, and who holds it.
+ */
+export interface MeetingFacts {
+  /** The versions that give this account its role there (its credentials, spec 05 §8). */
+  shown: Uint8Array[];
+  /** The holders the owner allows, by DID (spec 05 §7.3). */
+  holders: Map<string, HolderKind>;
 }
 
 /** An invite this node made and nobody has used yet. */
@@ -54,11 +67,15 @@ const HELD_PREFIX = 'held/';
 const SHARERS_PREFIX = 'sharers/';
 const SHARED_PREFIX = 'shared/';
 const SHARING_INDEXED = 'index/sharing';
+/** What a meeting needs of each space this node has the key of, beside the index. */
+const MEETING_PREFIX = 'meeting/';
 /** Revocations this node knows (spec 05 §6): a revoked key is nobody in a handshake. */
 const REVOKED_PREFIX = 'revoked/';
 const DID_PREFIX = 'did:key:';
 
 const ONE = new Uint8Array([1]);
+/** The most a `meeting/` entry reads: a few versions of a few KiB each, with room to spare. */
+const MAX_MEETING_BYTES = 1024 * 1024;
 
 export class Registry {
   constructor(private readonly store: Store) {}
@@ -194,6 +211,49 @@ export class Registry {
   async sharedWith(did: string): Promise<string[]> {
     const prefix = `${SHARED_PREFIX}${did.slice(DID_PREFIX.length)}/`;
     return (await this.store.list(prefix)).map((k) => k.slice(prefix.length));
+  }
+
+  /**
+   * What a meeting needs of space `id` without opening it, as last indexed for account `did`:
+   * `undefined` when never indexed for `did`, or when the entry does not read as one (derived
+   * data: a damaged entry is read from the space again, never trusted).
+   */
+  async meeting(id: string, did: string): Promise<MeetingFacts | undefined> {
+    const bytes = await this.store.get(MEETING_PREFIX + id);
+    if (!bytes) return undefined;
+    try {
+      const m = decodeStrict(bytes, { maxBytes: MAX_MEETING_BYTES, maxDepth: 3 }) as {
+        d?: unknown;
+        v?: unknown;
+        h?: unknown;
+      };
+      const pair = (h: unknown): h is [string, HolderKind] =>
+        Array.isArray(h) &&
+        h.length === 2 &&
+        typeof h[0] === 'string' &&
+        (h[1] === 'host' || h[1] === 'carrier');
+      if (
+        m?.d !== did ||
+        !Array.isArray(m.v) ||
+        !m.v.every((v) => v instanceof Uint8Array) ||
+        !Array.isArray(m.h) ||
+        !m.h.every(pair)
+      )
+        return undefined;
+      return { shown: m.v as Uint8Array[], holders: new Map(m.h as Array<[string, HolderKind]>) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Keeps what a meeting needs of space `id` for account `did` (see {@link meeting}), if changed. */
+  async putMeeting(id: string, did: string, facts: MeetingFacts): Promise<void> {
+    const key = MEETING_PREFIX + id;
+    const holders = [...facts.holders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const value = encodeCbor({ d: did, v: [...facts.shown], h: holders });
+    const before = await this.store.get(key);
+    if (before && equalBytes(before, value)) return;
+    await this.store.commit({ entries: [{ key, value }] });
   }
 
   /** Whether every space was indexed once (older registries are, on first use). */

@@ -143,6 +143,19 @@ export function fakeBlobStore(
   };
 }
 
+/** Stores (fake ones unless given) counting how often a space's store opens (`count.opens`, set back at will). */
+export function countingOpens(inner: StoreFactory = fakeStores()) {
+  const count = { opens: 0 };
+  const stores: StoreFactory = {
+    ...inner,
+    open: (path) => {
+      if (path.startsWith('spaces/')) count.opens++;
+      return inner.open(path);
+    },
+  };
+  return { stores, count };
+}
+
 /**
  * Fake stores whose space stores note how many versions each commit carries, and take `ms`
  * over each, as a disk slower than the work before it would.

@@ -13,7 +13,7 @@ import type { Message } from '../src/sync/messages.js';
 import type { Peer } from '../src/sync/peer.js';
 import { type OfferChannel, SpaceOffers } from '../src/sync/space-offers.js';
 import type { SyncHost } from '../src/sync/sync-host.js';
-import { fakeStores } from './fake-adapter.js';
+import { countingOpens, fakeStores } from './fake-adapter.js';
 import { connect, nodeFixture, until } from './sync-helpers.js';
 
 const { make } = nodeFixture();
@@ -46,17 +46,6 @@ async function spacesHeldBy(
     ids.push(id);
   }
   return ids;
-}
-
-/** Fake stores counting how often a space's store opens (`count.opens`, set back at will). */
-function countingStores() {
-  const stores = fakeStores();
-  const count = { opens: 0 };
-  const open = (path: string) => {
-    if (path.startsWith('spaces/')) count.opens++;
-    return stores.open(path);
-  };
-  return { stores: { ...stores, open }, count };
 }
 
 /** Whether `peer` stands level with the other node in every space of `ids`. */
@@ -184,7 +173,7 @@ describe('meeting a peer with many spaces', () => {
 
   it('says hello in a space closed here without opening it, and opens one the peer differs in', async () => {
     // The host closes a space idle for 300 ms; its stores count how often one opens.
-    const { stores: counted, count } = countingStores();
+    const { stores: counted, count } = countingOpens();
     const host = await make({ stores: counted, holding: {}, openSpaces: { idleMs: 300 } });
     const owner = await make();
     const ids = await spacesHeldBy(owner, host, 6);
@@ -262,7 +251,7 @@ describe('meeting a peer with many spaces', () => {
     // free, the side that starts waits for one without opening the space for the hello; and a
     // space that closed after taking versions in says hello as it closed.
     const [hostKey, ownerKey] = starterFirst();
-    const { stores: counted, count } = countingStores();
+    const { stores: counted, count } = countingOpens();
     const host = await make({
       key: hostKey,
       stores: counted,

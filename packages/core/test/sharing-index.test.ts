@@ -1,21 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoreFactory } from '../src/adapter.js';
+import { encodeCbor } from '../src/encoding.js';
+import { SigningKey } from '../src/keys.js';
+import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
 import { createNode, type MincaNode } from '../src/node.js';
-import { fakeStores } from './fake-adapter.js';
+import { Registry } from '../src/registry.js';
+import { SharingIndex } from '../src/sharing-index.js';
+import type { Peer } from '../src/sync/peer.js';
+import { countingOpens, fakeStores } from './fake-adapter.js';
 import { connect, converged, sharedSpace, until } from './sync-helpers.js';
-
-/** A store factory that counts the spaces opened through it. */
-function counting(inner: StoreFactory) {
-  const counts = { spaces: 0 };
-  const factory: StoreFactory = {
-    ...inner,
-    open: (path) => {
-      if (path.startsWith('spaces/')) counts.spaces++;
-      return inner.open(path);
-    },
-  };
-  return { factory, counts };
-}
 
 const nodes: MincaNode[] = [];
 afterEach(async () => {
@@ -24,7 +16,7 @@ afterEach(async () => {
 
 describe('the sharing index', () => {
   it('a handshake opens only the spaces shared with the peer, after a restart too', async () => {
-    const { factory, counts } = counting(fakeStores());
+    const { stores: factory, count } = countingOpens();
     let busy = await createNode({ stores: factory });
     const peer = await createNode({ stores: fakeStores() });
     nodes.push(peer);
@@ -37,12 +29,12 @@ describe('the sharing index', () => {
     // A restart: nothing is open; the index in the registry says which spaces the peer shares.
     busy = await createNode({ stores: factory, key: key as never });
     nodes.push(busy);
-    counts.spaces = 0;
+    count.opens = 0;
     connect(busy, peer);
     await converged([busy, peer], shared);
     const peers = async () => (await busy.spaces.status(shared)).peers;
     await until(async () => (await peers()).length === 1, 5000, 'the peer to share the space');
-    expect(counts.spaces).toBe(1);
+    expect(count.opens).toBe(1);
   });
 
   it('follows membership: a grant shares a space on a live connection; a removed holder is not named', async () => {
@@ -71,5 +63,67 @@ describe('the sharing index', () => {
     expect((await host.spaces.held()).map((h) => h.id)).toEqual([kept]);
     await until(() => toHost.spaces().length > 0, 5000, 'the kept space shared');
     expect(toHost.spaces()).toEqual([kept]);
+  });
+
+  it('a member meeting its host again opens none of its spaces: what it shows comes from the index', async () => {
+    // More spaces than the owner keeps open: each names, credentials and proof used to open it.
+    const { stores, count } = countingOpens();
+    const owner = await createNode({ stores, openSpaces: { max: 2 } });
+    const host = await createNode({ stores: fakeStores(), holding: {} });
+    nodes.push(owner, host);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const id = await sharedSpace(owner, []);
+      await owner.records.put(id, 'app.note', { i });
+      await owner.spaces.allowHolder(id, host.did, 'host');
+      ids.push(id);
+    }
+    const levelIn = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
+    const [first] = connect(owner, host);
+    await until(() => levelIn(first), 10_000, 'the first meeting');
+    first.close('apart');
+    count.opens = 0;
+    const [again, hostEnd] = connect(owner, host);
+    await until(() => levelIn(again), 10_000, 'the second meeting');
+    expect(count.opens).toBe(0);
+    // Named and proven: the host shares every space with the owner on this connection.
+    await until(() => hostEnd.spaces().length === ids.length, 5000, 'the host sharing all six');
+    expect(hostEnd.spaces().sort()).toEqual([...ids].sort());
+  });
+
+  it('a meeting entry that does not read is read from the space again, not trusted', async () => {
+    const registry = new Registry(await openStore(fakeStores(), REGISTRY_PATH));
+    const account = SigningKey.generate().did;
+    const holder = SigningKey.generate().did;
+    const facts = {
+      shown: [new Uint8Array([1, 2, 3])],
+      holders: new Map([[holder, 'host' as const]]),
+    };
+    await registry.putMeeting('s1', account, facts);
+    expect(await registry.meeting('s1', account)).toEqual(facts);
+    // Indexed for another account: not this one's.
+    expect(await registry.meeting('s1', SigningKey.generate().did)).toBeUndefined();
+    const store = await openStore(fakeStores(), REGISTRY_PATH);
+    const damaged = new Registry(store);
+    for (const value of [
+      new Uint8Array([0xff]),
+      encodeCbor({ d: account, v: ['not bytes'], h: [] }),
+      encodeCbor({ d: account, v: [], h: [[holder, 'king']] }),
+    ]) {
+      await store.commit({ entries: [{ key: 'meeting/s2', value }] });
+      expect(await damaged.meeting('s2', account)).toBeUndefined();
+    }
+    // The index reads a space without an entry that reads from the space, and keeps it.
+    let read = 0;
+    const index = new SharingIndex(damaged, async () => [], {
+      account,
+      now: async () => {
+        read++;
+        return facts;
+      },
+    });
+    expect(await index.meetingIn(['s2'])).toEqual([facts]);
+    expect(await index.meetingIn(['s2'])).toEqual([facts]);
+    expect(read).toBe(1);
   });
 });

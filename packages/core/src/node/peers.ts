@@ -4,13 +4,12 @@
  * as sync sees them.
  */
 import type { NodeFiles } from '../files/node-files.js';
-import { spaceProbeKey } from '../hosting/access-key.js';
+import { spaceAccessKey, spaceProbeKey } from '../hosting/access-key.js';
 import { verifyRevocation } from '../identity/certificate.js';
 import type { WriterIdentity } from '../identity/writer-chain.js';
 import type { SigningKey } from '../keys.js';
 import type { Registry } from '../registry.js';
 import type { SharingIndex } from '../sharing-index.js';
-import { credentials } from '../space/member-records.js';
 import { Peer, type PeerSpaceStatus } from '../sync/peer.js';
 import type { Admission, OfferedSpace, SyncHost } from '../sync/sync-host.js';
 import type { Transport } from '../sync/transport.js';
@@ -71,17 +70,12 @@ export class Peers {
       },
       credentials: async (ids) => {
         // A space held without its key gives no role: one listing tells those apart, where a
-        // host asking the registry of each of its spaces at every offer did so per space.
+        // host asking the registry of each of its spaces at every offer did so per space. The
+        // rest come from the sharing index, which opens none of them.
         const members = new Set(await registry.spaceIds());
-        const out: Uint8Array[][] = [];
-        for (const id of ids) {
-          if (!members.has(id)) out.push([]);
-          else
-            out.push(
-              (await credentials(await spaces.member(id), identity.account)).map((v) => v.bytes),
-            );
-        }
-        return out;
+        const facts = await sharing.meetingIn(ids.filter((id) => members.has(id)));
+        let next = 0;
+        return ids.map((id) => (members.has(id) ? facts[next++]!.shown : []));
       },
       probeKeys: async (wanted) => {
         const out: Array<[string, Uint8Array]> = [];
@@ -98,10 +92,12 @@ export class Peers {
         const revocation = await verifyRevocation(statement).catch(() => undefined);
         return revocation?.account === account && revocation.at <= config.now();
       },
+      // From the sharing index too, and derived as the open space derives it: no space opens.
       accessKey: async (id, did) => {
-        if (!(await registry.getSpace(id))) return undefined;
-        const space = await spaces.member(id);
-        return (await space.holderKind(did)) ? space.accessKey : undefined;
+        const entry = await registry.getSpace(id);
+        if (!entry) return undefined;
+        const [facts] = await sharing.meetingIn([id]);
+        return facts!.holders.has(did) ? spaceAccessKey(id, entry.keys[0]!, key) : undefined;
       },
       ...(admit ? { admit } : {}),
     };

@@ -144,11 +144,6 @@ export class OpenSpace implements SpaceView, MemberView {
     return (await this.membership()).roleAt(did);
   }
 
-  /** Whether the owner lets `did` hold this space without its key, and as what (spec 05 §7.3). */
-  async holderKind(did: string): Promise<HolderKind | undefined> {
-    return (await this.#readHolders()).get(did);
-  }
-
   async #readHolders(): Promise<Map<string, HolderKind>> {
     if (this.#holders) return this.#holders;
     const membership = await this.membership();
@@ -157,6 +152,11 @@ export class OpenSpace implements SpaceView, MemberView {
       (meta) => membership.accountAt(meta.author, meta.timestamp) === this.owner,
     );
     return this.#holders;
+  }
+
+  /** The holders the owner lets keep this space without its key, by DID (spec 05 §7.3). */
+  async holders(): Promise<Map<string, HolderKind>> {
+    return new Map(await this.#readHolders());
   }
 
   /** Every DID the space is shared with: its members' accounts, and the holders the owner allows. */
