@@ -39,19 +39,6 @@ export function toHex(bytes: Uint8Array): string {
   return fromCodes(codes);
 }
 
-/** Whether `hex` is the lowercase hex of `bytes`, without building the string. */
-export function isHexOf(bytes: Uint8Array, hex: string): boolean {
-  if (typeof hex !== 'string' || hex.length !== bytes.length * 2) return false;
-  for (let i = 0; i < bytes.length; i++) {
-    if (
-      hex.charCodeAt(2 * i) !== HEX_CODES[2 * bytes[i]!] ||
-      hex.charCodeAt(2 * i + 1) !== HEX_CODES[2 * bytes[i]! + 1]
-    )
-      return false;
-  }
-  return true;
-}
-
 /** `parts` back to back in one buffer of their own, and where each ends in it. */
 export function packParts(parts: readonly Uint8Array[]): {
   bytes: Uint8Array<ArrayBuffer>;

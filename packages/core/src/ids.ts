@@ -3,7 +3,7 @@
  * time and random bits.
  */
 import { latin1 } from './bytes.js';
-import { sha256 } from './primitives.js';
+import { sha256, sha256Hex } from './primitives.js';
 import { pooledRandom } from './random.js';
 
 export const ID_BYTES = 32;
@@ -11,6 +11,11 @@ export const ID_BYTES = 32;
 /** SHA-256 of `bytes`: the 32-byte content id minca uses everywhere. */
 export function hashId(bytes: Uint8Array): Uint8Array {
   return sha256(bytes);
+}
+
+/** {@link hashId} as 64 lowercase hex characters: a version's id. */
+export function hashIdHex(bytes: Uint8Array): string {
+  return sha256Hex(bytes);
 }
 
 /** A random id of 16 bytes as 26 lowercase base32 characters, for spaces and writers. */

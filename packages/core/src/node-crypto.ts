@@ -68,7 +68,7 @@ export interface NodeCryptoModule {
     callback: (error: Error | null, ok: boolean) => void,
   ): void;
   createHash(algorithm: 'sha256'): {
-    update(data: Uint8Array): { digest(): Uint8Array };
+    update(data: Uint8Array): { digest(): Uint8Array; digest(encoding: 'hex'): string };
   };
   createCipheriv(
     algorithm: 'chacha20-poly1305',
@@ -85,7 +85,17 @@ export interface NodeCryptoModule {
 }
 
 /** `crypto.hash` (Node 20.12+, 21.7+): one call, no hash object. */
-type OneShotHash = (algorithm: 'sha256', data: Uint8Array, encoding: 'buffer') => Uint8Array;
+type OneShotHash = (algorithm: 'sha256', data: Uint8Array, encoding: 'latin1' | 'hex') => string;
+
+/**
+ * A digest given as a latin1 string, as bytes of their own. Node makes a string of a digest
+ * several times faster than a Buffer (about 0.3 µs against 2 for a small version's id).
+ */
+function latin1Digest(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
 
 /**
  * A Node Buffer's bytes as a plain Uint8Array of their own: a view when the Buffer has its
@@ -234,10 +244,15 @@ export function nodeCrypto(
           },
         }
       : {}),
-    sha256:
-      typeof hash === 'function'
-        ? (bytes) => plain(hash('sha256', bytes, 'buffer'))
-        : (bytes) => plain(crypto.createHash('sha256').update(bytes).digest()),
+    ...(typeof hash === 'function'
+      ? {
+          sha256: (bytes) => latin1Digest(hash('sha256', bytes, 'latin1')),
+          sha256Hex: (bytes) => hash('sha256', bytes, 'hex'),
+        }
+      : {
+          sha256: (bytes) => plain(crypto.createHash('sha256').update(bytes).digest()),
+          sha256Hex: (bytes) => crypto.createHash('sha256').update(bytes).digest('hex'),
+        }),
     chacha20poly1305: workers
       ? {
           ...cipher,

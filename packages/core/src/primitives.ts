@@ -8,11 +8,12 @@
 import { chacha20poly1305, hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { compareBytes, packParts } from './bytes.js';
+import { compareBytes, packParts, toHex } from './bytes.js';
 import { MincaError } from './errors.js';
 import type { PlatformAead, PlatformCrypto } from './keys.js';
 
 let platformSha256: ((bytes: Uint8Array) => Uint8Array) | undefined;
+let platformSha256Hex: ((bytes: Uint8Array) => string) | undefined;
 let platformAead: PlatformAead | undefined;
 /** The platform's many openings at once, once checked (`checkOpenMany`). */
 let platformOpenMany: PlatformAead['openMany'];
@@ -26,6 +27,11 @@ let installed: PlatformCrypto | undefined;
 /** SHA-256 of `bytes`, by the platform when it gave one. */
 export function sha256(bytes: Uint8Array): Uint8Array {
   return platformSha256 ? platformSha256(bytes) : nobleSha256(bytes);
+}
+
+/** SHA-256 of `bytes` as lowercase hex, by the platform when it gave that. */
+export function sha256Hex(bytes: Uint8Array): string {
+  return platformSha256Hex ? platformSha256Hex(bytes) : toHex(sha256(bytes));
 }
 
 /** SHA-256 of `a ‖ b`. */
@@ -149,6 +155,18 @@ export function checkPrimitives(platform: PlatformCrypto): void {
       }
       if (!(digest instanceof Uint8Array) || compareBytes(digest, nobleSha256(input)) !== 0)
         refuse('sha256');
+    }
+  }
+  if (platform.sha256Hex) {
+    for (const n of SIZES) {
+      const input = randomBytes(n);
+      let digest: string | undefined;
+      try {
+        digest = platform.sha256Hex(input);
+      } catch (cause) {
+        refuse('sha256Hex', cause);
+      }
+      if (digest !== toHex(nobleSha256(input))) refuse('sha256Hex');
     }
   }
   const aead = platform.chacha20poly1305;
@@ -336,6 +354,7 @@ export function usePrimitives(platform: PlatformCrypto): void {
   if (installed === platform) return;
   checkPrimitives(platform);
   if (platform.sha256) platformSha256 = platform.sha256.bind(platform);
+  if (platform.sha256Hex) platformSha256Hex = platform.sha256Hex.bind(platform);
   if (!platform.chacha20poly1305 || !IS_LE) return;
   platformAead = platform.chacha20poly1305;
   const { openMany, sealMany, openSaltedMany } = platformAead;
@@ -368,6 +387,7 @@ export function usePrimitives(platform: PlatformCrypto): void {
 export function useNoblePrimitives(): void {
   installed = undefined;
   platformSha256 = undefined;
+  platformSha256Hex = undefined;
   platformAead = undefined;
   platformOpenMany = undefined;
   platformSealMany = undefined;

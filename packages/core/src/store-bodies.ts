@@ -3,9 +3,8 @@
  * else read from the adapter, checked against their ids and cached.
  */
 import type { BodyCache, StorageAdapter } from './adapter.js';
-import { isHexOf } from './bytes.js';
 import { MincaError } from './errors.js';
-import { hashId } from './ids.js';
+import { hashIdHex } from './ids.js';
 import { readVersions } from './store-io.js';
 import { decodeVersion, type Version } from './version.js';
 
@@ -70,7 +69,7 @@ export class VersionBodies {
     read.forEach((bytes, j) => {
       if (!bytes) return;
       const id = ids[missing[j]!]!;
-      if (!isHexOf(hashId(bytes), id))
+      if (hashIdHex(bytes) !== id)
         throw new MincaError('corrupt', `version ${id} does not hash to its id`);
       if (keep) this.#cache.set(id, bytes);
       out[missing[j]!] = bytes;

@@ -9,7 +9,7 @@ import { compareBytes, fromHex, toHex } from './bytes.js';
 import { encodeCbor } from './encoding.js';
 import { type BatchProof, encodeSigned, unsignedAfter } from './envelope.js';
 import { MincaError } from './errors.js';
-import { hashId, RECORD_ID, SPACE_ID } from './ids.js';
+import { hashIdHex, RECORD_ID, SPACE_ID } from './ids.js';
 import type { SigningKey } from './keys.js';
 import { isCollectionName } from './names.js';
 import { saltedLength, sealSaltedInto } from './seal.js';
@@ -282,7 +282,7 @@ function signed(p: Prepared, proof: Uint8Array | BatchProof): Version {
   const f = p.fields;
   // The same fields in the same order as decodeVersion's: one shape for every version.
   return {
-    id: toHex(hashId(bytes)),
+    id: hashIdHex(bytes),
     bytes,
     space: f.space,
     collection: f.collection,

@@ -9,7 +9,7 @@ import { type BatchLeaf, rootsOf } from './batch-tree.js';
 import { equalBytes, latin1, toHex } from './bytes.js';
 import { type BatchProof, type ParsedEnvelope, parseEnvelope } from './envelope.js';
 import { MincaError } from './errors.js';
-import { hashId, RECORD_ID } from './ids.js';
+import { hashIdHex, RECORD_ID } from './ids.js';
 import { didFromPublicKey, verifyEd25519 } from './keys.js';
 import { isCollectionName } from './names.js';
 import {
@@ -81,7 +81,7 @@ export function decodeVersion(
     if (!RECORD_ID.test(e.record)) invalid('bad record id');
   }
   const version: Version = {
-    id: options.id ?? toHex(hashId(bytes)),
+    id: options.id ?? hashIdHex(bytes),
     bytes,
     space: spaceNames.of(e.space),
     collection: e.collection,

@@ -4,7 +4,8 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { leafHash, merkleTree, rootOf } from '../src/batch-tree.js';
-import { hashId } from '../src/ids.js';
+import { toHex } from '../src/bytes.js';
+import { hashId, hashIdHex } from '../src/ids.js';
 import { checkPlatformCrypto, type PlatformCrypto } from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import {
@@ -31,6 +32,7 @@ describe('the platform’s SHA-256 and ChaCha20-Poly1305', () => {
       const digest = platform.sha256!(input);
       expect(digest.constructor).toBe(Uint8Array);
       expect(digest).toEqual(nobleSha256(input));
+      expect(platform.sha256Hex!(input)).toBe(toHex(nobleSha256(input)));
       const key = randomBytes(32);
       const nonce = randomBytes(12);
       const aad = randomBytes(n % 50);
@@ -94,6 +96,7 @@ describe('the platform’s SHA-256 and ChaCha20-Poly1305', () => {
     const before = { id: hashId(input), tree: merkleTree(leaves), leaf: leafHash(input, input) };
     usePrimitives(native());
     expect(hashId(input)).toEqual(before.id);
+    expect(hashIdHex(input)).toBe(toHex(before.id));
     expect(sha256(input)).toEqual(nobleSha256(input));
     expect(leafHash(input, input)).toEqual(before.leaf);
     const tree = merkleTree(leaves);
@@ -108,6 +111,13 @@ describe('the platform’s SHA-256 and ChaCha20-Poly1305', () => {
     const badHash: PlatformCrypto = { ...good, sha256: (b) => nobleSha256(b).map((x) => x ^ 1) };
     expect(await code(() => checkPlatformCrypto(badHash))).toBe('invalid_input');
     expect(await code(() => usePrimitives(badHash))).toBe('invalid_input');
+    // Its hex digest is checked too, on its own: upper case is not the id's hex.
+    const badHex: PlatformCrypto = {
+      ...good,
+      sha256Hex: (b) => toHex(nobleSha256(b)).toUpperCase(),
+    };
+    expect(await code(() => checkPlatformCrypto(badHex))).toBe('invalid_input');
+    expect(await code(() => usePrimitives(badHex))).toBe('invalid_input');
     const loose: PlatformCrypto = {
       ...good,
       chacha20poly1305: {
@@ -130,6 +140,7 @@ describe('the platform’s SHA-256 and ChaCha20-Poly1305', () => {
     // Refused, nothing of it is used: still noble's.
     const input = randomBytes(40);
     expect(sha256(input)).toEqual(nobleSha256(input));
+    expect(hashIdHex(input)).toBe(toHex(nobleSha256(input)));
   });
 
   it('without a hash or cipher from the platform, noble’s are used and the node still starts', async () => {
