@@ -7,7 +7,7 @@ import { equalBytes } from './bytes.js';
 import { decodeStrict, encodeCbor } from './encoding.js';
 import { MincaError } from './errors.js';
 import { SigningKey } from './keys.js';
-import type { HolderKind } from './space/holders.js';
+import { type HolderKind, isHolderKind } from './space/holders.js';
 import type { Store } from './store.js';
 
 /** What the registry knows of a space. */
@@ -228,10 +228,7 @@ export class Registry {
         h?: unknown;
       };
       const pair = (h: unknown): h is [string, HolderKind] =>
-        Array.isArray(h) &&
-        h.length === 2 &&
-        typeof h[0] === 'string' &&
-        (h[1] === 'host' || h[1] === 'carrier');
+        Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && isHolderKind(h[1]);
       if (
         m?.d !== did ||
         !Array.isArray(m.v) ||

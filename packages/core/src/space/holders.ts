@@ -14,6 +14,10 @@ export const HOLDER_COLLECTION = 'sys.holder';
 export type HolderKind = 'host' | 'carrier';
 const KINDS: readonly string[] = ['host', 'carrier'];
 
+/** Whether `kind` is a holder's kind. */
+export const isHolderKind = (kind: unknown): kind is HolderKind =>
+  typeof kind === 'string' && KINDS.includes(kind);
+
 const DID_PREFIX = 'did:key:';
 
 /**
@@ -40,8 +44,7 @@ export async function readHolders(
       body && typeof body === 'object' && !Array.isArray(body) && !(body instanceof Uint8Array)
         ? (body as Record<string, BodyValue>).kind
         : undefined;
-    if (typeof kind === 'string' && KINDS.includes(kind))
-      holders.set(DID_PREFIX + id, kind as HolderKind);
+    if (isHolderKind(kind)) holders.set(DID_PREFIX + id, kind);
   }
   return holders;
 }
