@@ -122,6 +122,15 @@ export function manyAtOnce(): Pick<PlatformAead, 'openMany' | 'sealMany' | 'open
   };
 }
 
+/** What `call` gives, or `invalid_input` naming `what` when it throws. */
+function answer<T>(what: string, call: () => T): T {
+  try {
+    return call();
+  } catch (cause) {
+    return refuse(what, cause);
+  }
+}
+
 const refuse = (what: string, cause?: unknown): never => {
   throw new MincaError(
     'invalid_input',
@@ -144,30 +153,16 @@ const SIZES = [0, 1, 55, 56, 64, 65, 200, 1000, 4099];
 export function checkPrimitives(platform: PlatformCrypto): void {
   // Once per platform object: a process making many nodes with one checks it once.
   if (checked.has(platform)) return;
-  if (platform.sha256) {
-    for (const n of SIZES) {
-      const input = randomBytes(n);
-      let digest: Uint8Array | undefined;
-      try {
-        digest = platform.sha256(input);
-      } catch (cause) {
-        refuse('sha256', cause);
-      }
-      if (!(digest instanceof Uint8Array) || compareBytes(digest, nobleSha256(input)) !== 0)
-        refuse('sha256');
+  const { sha256: bytes, sha256Hex: hex } = platform;
+  for (const n of SIZES) {
+    const input = randomBytes(n);
+    const expected = nobleSha256(input);
+    if (bytes) {
+      const digest = answer('sha256', () => bytes.call(platform, input));
+      if (!(digest instanceof Uint8Array) || compareBytes(digest, expected) !== 0) refuse('sha256');
     }
-  }
-  if (platform.sha256Hex) {
-    for (const n of SIZES) {
-      const input = randomBytes(n);
-      let digest: string | undefined;
-      try {
-        digest = platform.sha256Hex(input);
-      } catch (cause) {
-        refuse('sha256Hex', cause);
-      }
-      if (digest !== toHex(nobleSha256(input))) refuse('sha256Hex');
-    }
+    if (hex && answer('sha256Hex', () => hex.call(platform, input)) !== toHex(expected))
+      refuse('sha256Hex');
   }
   const aead = platform.chacha20poly1305;
   if (aead) {
