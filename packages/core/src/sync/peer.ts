@@ -102,7 +102,7 @@ export class Peer {
         return peer.#starter;
       },
       send: (m) => this.#send(m),
-      takeSlot: (id) => host.sessions?.take(this.#serial, id, () => this.#startWaited(id)) ?? true,
+      takeSlot: (id) => this.#takeSlot(id),
     });
     this.#inbox = new PeerInbox(transport, this.#budget, this.#ahead, {
       get closed() {
@@ -281,6 +281,14 @@ export class Peer {
     return this.#route(m, ahead);
   }
 
+  /**
+   * Takes a session slot in space `id` for this connection: false when the session waits for
+   * one (it starts once it has it), true without slots.
+   */
+  #takeSlot(id: string): boolean {
+    return this.host.sessions?.take(this.#serial, id, () => this.#startWaited(id)) ?? true;
+  }
+
   /** Whether this side starts reconciling: the smaller writer DID does. */
   get #starter(): boolean {
     return this.host.did < this.writer!;
@@ -356,8 +364,7 @@ export class Peer {
       send: (message) => this.#send(message),
       now: () => this.host.now(),
       nextWant: () => this.#nextWant++,
-      mayStart: () =>
-        this.host.sessions?.take(this.#serial, space.id, () => this.#startWaited(space.id)) ?? true,
+      mayStart: () => this.#takeSlot(space.id),
     });
     const peerHello = this.#resting.peerHello(space.id);
     if (peerHello) sync.seed(peerHello);

@@ -5,7 +5,7 @@
  * level with it needs nothing, and one that differs is answered with where the space closed,
  * or, on the side that starts, waits for a session slot with the space closed.
  */
-import { toHex } from '../bytes.js';
+import { equalBytes } from '../bytes.js';
 import { helloOf, type Message } from './messages.js';
 import type { PeerSpaceStatus, SyncHost } from './sync-host.js';
 
@@ -83,7 +83,7 @@ export class RestingSpaces {
   onHello(id: string, m: Hello): boolean {
     const resting = this.#resting.get(id);
     if (!resting) return false;
-    if (toHex(m.f) === toHex(resting.hello.f)) {
+    if (equalBytes(m.f, resting.hello.f)) {
       resting.status = { ...resting.status, level: true, synced: true };
       return true;
     }
