@@ -14,7 +14,7 @@ import type { Peer } from '../src/sync/peer.js';
 import { type OfferChannel, SpaceOffers } from '../src/sync/space-offers.js';
 import type { SyncHost } from '../src/sync/sync-host.js';
 import { countingOpens, fakeStores } from './fake-adapter.js';
-import { connect, nodeFixture, until } from './sync-helpers.js';
+import { connect, levelIn, nodeFixture, until } from './sync-helpers.js';
 
 const { make } = nodeFixture();
 
@@ -47,10 +47,6 @@ async function spacesHeldBy(
   }
   return ids;
 }
-
-/** Whether `peer` stands level with the other node in every space of `ids`. */
-const levelIn = (peer: Peer, ids: readonly string[]) =>
-  ids.every((id) => peer.status(id)?.level === true);
 
 /** Expects `host` to hold each space of `ids` at the fingerprint `owner` has there. */
 async function expectHeldAsOwned(host: MincaNode, owner: MincaNode, ids: readonly string[]) {

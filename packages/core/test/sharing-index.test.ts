@@ -5,9 +5,8 @@ import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
 import { createNode, type MincaNode } from '../src/node.js';
 import { Registry } from '../src/registry.js';
 import { SharingIndex } from '../src/sharing-index.js';
-import type { Peer } from '../src/sync/peer.js';
 import { countingOpens, fakeStores } from './fake-adapter.js';
-import { connect, converged, sharedSpace, until } from './sync-helpers.js';
+import { connect, converged, levelIn, sharedSpace, until } from './sync-helpers.js';
 
 const nodes: MincaNode[] = [];
 afterEach(async () => {
@@ -78,13 +77,12 @@ describe('the sharing index', () => {
       await owner.spaces.allowHolder(id, host.did, 'host');
       ids.push(id);
     }
-    const levelIn = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
     const [first] = connect(owner, host);
-    await until(() => levelIn(first), 10_000, 'the first meeting');
+    await until(() => levelIn(first, ids), 10_000, 'the first meeting');
     first.close('apart');
     count.opens = 0;
     const [again, hostEnd] = connect(owner, host);
-    await until(() => levelIn(again), 10_000, 'the second meeting');
+    await until(() => levelIn(again, ids), 10_000, 'the second meeting');
     expect(count.opens).toBe(0);
     // Named and proven: the host shares every space with the owner on this connection.
     await until(() => hostEnd.spaces().length === ids.length, 5000, 'the host sharing all six');

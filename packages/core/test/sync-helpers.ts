@@ -4,6 +4,7 @@ import {
   createMemoryTransportPair,
   type MemoryTransportOptions,
 } from '../src/sync/memory-transport.js';
+import type { Peer } from '../src/sync/peer.js';
 import { fakeStores } from './fake-adapter.js';
 import { useFakeClock } from './files/clock.js';
 
@@ -14,6 +15,10 @@ export const nodeWith = (config: Partial<NodeConfig> = {}) =>
   createNode({ stores: fakeStores(), ...config });
 
 export const newNode = () => nodeWith();
+
+/** Whether `peer` stands level with the other node in every space of `ids`. */
+export const levelIn = (peer: Peer, ids: readonly string[]) =>
+  ids.every((id) => peer.status(id)?.level === true);
 
 /**
  * The nodes of one test file: `make` creates one (as {@link nodeWith}) and keeps it in `nodes`;
