@@ -11,7 +11,7 @@
 import { eachPair, packParts } from './bytes.js';
 import { WORKER_CODE } from './crypto-worker.js';
 import { MincaError } from './errors.js';
-import type { AeadBatch, SaltedBatch } from './keys.js';
+import type { AeadBatch, SaltedBatch, SignatureCheck } from './keys.js';
 
 /** The part of `node:worker_threads` this uses. */
 export interface WorkerThreadsModule {
@@ -88,13 +88,6 @@ interface Pending {
 interface Thread {
   worker: WorkerHandle;
   pending: Map<number, Pending>;
-}
-
-/** One signature to check: a 32-byte public key, a message, a 64-byte signature. */
-export interface SignatureCheck {
-  publicKey: Uint8Array;
-  message: Uint8Array;
-  signature: Uint8Array;
 }
 
 /** ChaCha20-Poly1305 opening one: the plaintext, or `undefined` where the tag does not match. */

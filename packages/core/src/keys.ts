@@ -8,7 +8,7 @@ import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58, base64urlnopad } from '@scure/base';
 import { compareBytes, latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
-import { verifyByPlatform } from './platform-verify.js';
+import { verifyByPlatform, verifyManyByPlatform } from './platform-verify.js';
 import { checkPrimitives, sha256 } from './primitives.js';
 
 /** The multicodec prefix of an Ed25519 public key (0xed, varint-encoded). */
@@ -154,6 +154,24 @@ export async function verifyEd25519(
   }
 }
 
+/** One signature to check: a 32-byte public key, a message, a 64-byte signature. */
+export interface SignatureCheck {
+  publicKey: Uint8Array;
+  message: Uint8Array;
+  signature: Uint8Array;
+}
+
+/**
+ * Whether each check's signature is its key's of its message, all at once: in one call to the
+ * platform where it checks many (a message's versions each carry their own signature), else
+ * each as {@link verifyEd25519} does. Never rejects.
+ */
+export async function verifyEd25519Many(checks: readonly SignatureCheck[]): Promise<boolean[]> {
+  const byPlatform = verifyManyByPlatform(checks);
+  if (byPlatform) return byPlatform;
+  return Promise.all(checks.map((c) => verifyEd25519(c.publicKey, c.message, c.signature)));
+}
+
 /** Signs a message with one key: what a platform's own Ed25519 gives for a key (see {@link PlatformCrypto}). */
 export type SignFunction = (message: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
@@ -200,6 +218,14 @@ export interface PlatformCrypto {
   ed25519Verifier?(
     publicKey: Uint8Array,
   ): (message: Uint8Array, signature: Uint8Array) => Promise<boolean>;
+  /**
+   * Many signature checks at once, optional, beside `ed25519Verifier`: whether each verifies,
+   * in order, by the same rules (on several cores where the platform can: `nodeCrypto` with
+   * worker threads). A message's versions are then checked in one call, rather than in a call
+   * and a promise each that live until the answer comes. Checked at start as `ed25519Verifier`
+   * is; where it rejects, each is checked through `ed25519Verifier`.
+   */
+  ed25519VerifyMany?(checks: readonly SignatureCheck[]): Promise<boolean[]>;
 }
 
 /**

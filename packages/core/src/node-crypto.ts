@@ -20,8 +20,10 @@
  * ```
  */
 import { base64urlnopad } from '@scure/base';
-import { CryptoPool, type SignatureCheck, type WorkerThreadsModule } from './crypto-pool.js';
-import type { PlatformAead, PlatformCrypto } from './keys.js';
+import { latin1 } from './bytes.js';
+import { CryptoPool, type WorkerThreadsModule } from './crypto-pool.js';
+import type { PlatformAead, PlatformCrypto, SignatureCheck } from './keys.js';
+import { ofEd25519Lengths } from './platform-verify.js';
 import { openSaltedEach } from './seal.js';
 
 export type { WorkerThreadsModule } from './crypto-pool.js';
@@ -175,6 +177,42 @@ function verifyBatcher(pool: () => CryptoPool) {
     });
 }
 
+/**
+ * A check by Ed25519 public key `publicKey` on libuv's thread pool (node:crypto's `verify`
+ * with a callback, as WebCrypto runs it): whether `signature` verifies `message`; never rejects.
+ */
+function verifierHere(crypto: NodeCryptoModule, publicKey: Uint8Array) {
+  const key = crypto.createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: base64urlnopad.encode(publicKey) },
+    format: 'jwk',
+  });
+  return (message: Uint8Array, signature: Uint8Array) =>
+    new Promise<boolean>((resolve) => {
+      try {
+        crypto.verify(null, message, key as never, signature, (error, ok) =>
+          resolve(error === null && ok === true),
+        );
+      } catch {
+        resolve(false); // A signature of the wrong length, say.
+      }
+    });
+}
+
+/** What a public key makes, made once for each of the last 1,024 keys used. */
+class KeyCache<T> {
+  readonly #made = new Map<string, T>();
+  constructor(private readonly make: (publicKey: Uint8Array) => T) {}
+  of(publicKey: Uint8Array): T {
+    const name = latin1(publicKey);
+    let made = this.#made.get(name);
+    if (made === undefined) {
+      if (this.#made.size >= 1024) this.#made.delete(this.#made.keys().next().value!);
+      this.#made.set(name, (made = this.make(publicKey.slice())));
+    }
+    return made;
+  }
+}
+
 /** An Ed25519 key as JWK: the one private key format without ASN.1 framing. */
 const jwkOf = (secret: Uint8Array, publicKey: Uint8Array) =>
   ({
@@ -205,27 +243,14 @@ export function nodeCrypto(
   // per job.
   let pool: CryptoPool | undefined;
   let batcher: ReturnType<typeof verifyBatcher> | undefined;
+  let heres: KeyCache<(message: Uint8Array, signature: Uint8Array) => Promise<boolean>> | undefined;
   const { workers } = options;
   const poolOf = (workers: WorkerThreadsModule) => (pool ??= new CryptoPool(workers, threads));
   const cipher = aead(crypto);
   return {
     ed25519Signer: signer,
     ed25519Verifier(publicKey) {
-      const key = crypto.createPublicKey({
-        key: { kty: 'OKP', crv: 'Ed25519', x: base64urlnopad.encode(publicKey) },
-        format: 'jwk',
-      });
-      // With a callback, node:crypto verifies on libuv's thread pool, as WebCrypto does.
-      const here = (message: Uint8Array, signature: Uint8Array) =>
-        new Promise<boolean>((resolve) => {
-          try {
-            crypto.verify(null, message, key as never, signature, (error, ok) =>
-              resolve(error === null && ok === true),
-            );
-          } catch {
-            resolve(false); // A signature of the wrong length, say.
-          }
-        });
+      const here = verifierHere(crypto, publicKey);
       if (!workers) return here;
       const batch = (batcher ??= verifyBatcher(() => poolOf(workers)));
       const own = publicKey.slice();
@@ -236,6 +261,20 @@ export function nodeCrypto(
     },
     ...(workers
       ? {
+          ed25519VerifyMany(checks: readonly SignatureCheck[]) {
+            // Those the pool leaves to this thread (a few), and all where the workers fail, are
+            // checked on libuv's pool: never failed for the workers' fault, nor passed.
+            const here = (c: SignatureCheck) =>
+              (heres ??= new KeyCache((key) => verifierHere(crypto, key))).of(c.publicKey)(
+                c.message,
+                c.signature,
+              );
+            return ofEd25519Lengths(checks, (sent) =>
+              poolOf(workers)
+                .verify(sent, here)
+                .catch(() => Promise.all(sent.map(here))),
+            );
+          },
           ed25519ManySigner(secret: Uint8Array, publicKey: Uint8Array) {
             const jwk = jwkOf(secret, publicKey);
             const here = signer(secret, publicKey);

@@ -11,7 +11,7 @@ import { randomBytes } from '@noble/ciphers/utils.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
-import type { PlatformCrypto } from './keys.js';
+import type { PlatformCrypto, SignatureCheck } from './keys.js';
 
 /** Checks one signature by one public key; never rejects. */
 export type VerifyFunction = (message: Uint8Array, signature: Uint8Array) => Promise<boolean>;
@@ -20,6 +20,8 @@ export type VerifyFunction = (message: Uint8Array, signature: Uint8Array) => Pro
 let platformVerifier: ((publicKey: Uint8Array) => VerifyFunction) | undefined;
 let installed: PlatformCrypto | undefined;
 const verifiers = new Map<string, VerifyFunction>();
+/** The installed platform's checks of many at once, where it gives them. */
+let platformVerifyMany: ((checks: readonly SignatureCheck[]) => Promise<boolean[]>) | undefined;
 /** Public keys kept ready; a version's author is usually one of a few. */
 const MAX_KEYS = 1024;
 const checked = new WeakSet<PlatformCrypto>();
@@ -48,6 +50,42 @@ export function verifyByPlatform(
   return verify(message, signature).then(
     (ok) => ok === true,
     () => false,
+  );
+}
+
+/**
+ * `verify`'s answers for those of `checks` whose key and signature are of Ed25519's lengths, and
+ * false for the others, which verify nothing: one for each check, in order.
+ */
+export async function ofEd25519Lengths(
+  checks: readonly SignatureCheck[],
+  verify: (sent: readonly SignatureCheck[]) => Promise<readonly unknown[]>,
+): Promise<boolean[]> {
+  const sent = checks.filter((c) => c.publicKey.length === 32 && c.signature.length === 64);
+  const oks = sent.length === 0 ? [] : await verify(sent);
+  let next = 0;
+  return checks.map((c) => (sent[next] === c ? oks[next++] === true : false));
+}
+
+/**
+ * Whether each of `checks` verifies by the platform, or `undefined` when no platform verifier is
+ * in use: all in one call where it checks many at once, else each through its verifier.
+ */
+export function verifyManyByPlatform(
+  checks: readonly SignatureCheck[],
+): Promise<boolean[]> | undefined {
+  if (!platformVerifier) return undefined;
+  const each = (list: readonly SignatureCheck[]) =>
+    Promise.all(list.map((c) => verifyByPlatform(c.publicKey, c.message, c.signature)!));
+  const many = platformVerifyMany;
+  if (!many) return each(checks);
+  // Where the platform fails or answers for another number of checks, each is checked alone:
+  // a check never passes for the platform's fault, nor a whole batch fails for it.
+  return ofEd25519Lengths(checks, (sent) =>
+    many(sent).then(
+      (oks) => (Array.isArray(oks) && oks.length === sent.length ? oks : each(sent)),
+      () => each(sent),
+    ),
   );
 }
 
@@ -92,14 +130,27 @@ export async function checkPlatformVerify(platform: PlatformCrypto): Promise<voi
   // workers) is checked on the path versions coming in take.
   const all = [...cases, ...cases, ...cases, ...cases];
   let oks: unknown[];
+  let many: unknown;
   try {
     oks = await Promise.all(
       all.map(([key, m, sig]) => platform.ed25519Verifier!(key.slice())(m, sig)),
     );
+    // Checking many at once answers as checking each does.
+    many = await platform.ed25519VerifyMany?.(
+      all.map(([key, m, sig]) => ({ publicKey: key.slice(), message: m, signature: sig })),
+    );
   } catch (cause) {
     throw new MincaError('invalid_input', 'NodeConfig.crypto could not verify', { cause });
   }
-  if (oks.some((ok, i) => ok !== all[i]![3])) {
+  if (many !== undefined) {
+    if (!Array.isArray(many) || many.length !== all.length)
+      throw new MincaError(
+        'invalid_input',
+        "NodeConfig.crypto's ed25519VerifyMany answers wrongly",
+      );
+    oks = [...oks, ...many];
+  }
+  if (oks.some((ok, i) => ok !== all[i % all.length]![3])) {
     throw new MincaError(
       'invalid_input',
       "NodeConfig.crypto's Ed25519 verifies otherwise than RFC 8032 strictly; refusing to use it",
@@ -115,6 +166,8 @@ export async function usePlatformVerify(platform: PlatformCrypto): Promise<void>
   if (installed === platform) return;
   await checkPlatformVerify(platform);
   platformVerifier = (publicKey) => factory.call(platform, publicKey);
+  const many = platform.ed25519VerifyMany;
+  platformVerifyMany = many && ((checks) => many.call(platform, checks));
   installed = platform;
   verifiers.clear();
 }
@@ -122,6 +175,7 @@ export async function usePlatformVerify(platform: PlatformCrypto): Promise<void>
 /** Back to the runtime's own verification, for tests comparing the two. */
 export function useOwnVerify(): void {
   platformVerifier = undefined;
+  platformVerifyMany = undefined;
   installed = undefined;
   verifiers.clear();
 }

@@ -1,11 +1,24 @@
 import * as nodeCryptoModule from 'node:crypto';
+import * as workerThreads from 'node:worker_threads';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PlatformCrypto, SigningKey, verifyEd25519 } from '../src/keys.js';
+import {
+  type PlatformCrypto,
+  type SignatureCheck,
+  SigningKey,
+  verifyEd25519,
+  verifyEd25519Many,
+} from '../src/keys.js';
 import { nodeCrypto } from '../src/node-crypto.js';
 import { checkPlatformVerify, useOwnVerify, usePlatformVerify } from '../src/platform-verify.js';
-import { createVersion, decodeVersion, verifyVersion } from '../src/version.js';
+import {
+  createVersion,
+  createVersions,
+  decodeVersion,
+  verifyVersion,
+  verifyVersions,
+} from '../src/version.js';
 import { errorCode } from './error-code.js';
 
 const native = () => nodeCrypto(nodeCryptoModule);
@@ -30,6 +43,27 @@ function largeScalar(signature: Uint8Array): Uint8Array {
 }
 
 afterEach(() => useOwnVerify());
+
+/** Signature checks by one key, good and changed, of S + L for S, and of the wrong lengths. */
+function checkCases(): Array<SignatureCheck & { valid: boolean }> {
+  const secret = ed25519.utils.randomSecretKey();
+  const publicKey = ed25519.getPublicKey(secret);
+  const out: Array<SignatureCheck & { valid: boolean }> = [];
+  for (let i = 0; i < 40; i++) {
+    const message = randomBytes(i * 7);
+    const signature = ed25519.sign(message, secret);
+    const bad = signature.slice();
+    bad[i % 64]! ^= 1 << (i % 8);
+    out.push({ publicKey, message, signature, valid: true });
+    out.push({ publicKey, message, signature: bad, valid: false });
+  }
+  const message = randomBytes(8);
+  const signature = ed25519.sign(message, secret);
+  out.push({ publicKey, message, signature: largeScalar(signature), valid: false });
+  out.push({ publicKey, message, signature: signature.subarray(0, 63), valid: false });
+  out.push({ publicKey: publicKey.subarray(0, 31), message, signature, valid: false });
+  return out;
+}
 
 describe('the platform’s Ed25519 verification', () => {
   it('node:crypto’s agrees with RFC 8032 strictly, as the runtime’s own does, case by case', async () => {
@@ -65,6 +99,77 @@ describe('the platform’s Ed25519 verification', () => {
     expect(await verifyEd25519(key.publicKey, message, signature)).toBe(true);
     expect(await verifyEd25519(key.publicKey, message, signature.subarray(0, 63))).toBe(false);
     expect(await verifyEd25519(key.publicKey.subarray(0, 31), message, signature)).toBe(false);
+  });
+
+  it('node:crypto on worker threads checks many at once as it checks each', async () => {
+    const cases = checkCases();
+    const platform = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 2 });
+    await usePlatformVerify(platform);
+    expect(await verifyEd25519Many(cases)).toEqual(cases.map((c) => c.valid));
+    expect(await platform.ed25519VerifyMany!(cases)).toEqual(cases.map((c) => c.valid));
+  });
+
+  it('a batch of versions is checked in one call, and one changed signature fails it', async () => {
+    const platform = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 2 });
+    const calls: number[] = [];
+    await usePlatformVerify({
+      ...platform,
+      ed25519VerifyMany(checks) {
+        calls.push(checks.length);
+        return platform.ed25519VerifyMany!(checks);
+      },
+    });
+    calls.length = 0;
+    const key = SigningKey.generate();
+    const drafts = Array.from({ length: 50 }, (_, i) => ({
+      space: 'aaaaaaaaaaaaaaaaaaaaaaaaaa',
+      collection: 'app.post',
+      record: `r${i}`,
+      supersedes: [],
+      timestamp: 1_700_000_000_000 + i,
+      files: [],
+      body: { n: i },
+    }));
+    const versions = await createVersions(drafts, new Uint8Array(32), key);
+    const fromOutside = versions.map((v) => decodeVersion(v.bytes));
+    await expect(verifyVersions(fromOutside)).resolves.toBeUndefined();
+    expect(calls).toEqual([50]);
+    const bytes = versions[17]!.bytes.slice();
+    bytes[bytes.length - 10]! ^= 1; // Inside the signature.
+    const changed = fromOutside.map((v, i) => (i === 17 ? decodeVersion(bytes) : v));
+    expect(await code(() => verifyVersions(changed))).toBe('invalid_version');
+  });
+
+  it('where checking many fails later, each is checked alone: nothing passes for it', async () => {
+    const cases = checkCases();
+    let failing = false;
+    const platform = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 2 });
+    await usePlatformVerify({
+      ...platform,
+      ed25519VerifyMany(checks) {
+        if (failing) return Promise.reject(new Error('the workers went away'));
+        return platform.ed25519VerifyMany!(checks);
+      },
+    });
+    failing = true;
+    expect(await verifyEd25519Many(cases)).toEqual(cases.map((c) => c.valid));
+  });
+
+  it('refuses a many-checker that is lenient, miscounts or throws, with invalid_input', async () => {
+    const platform = native();
+    const many = (verifyMany: PlatformCrypto['ed25519VerifyMany']) => ({
+      ...platform,
+      ed25519VerifyMany: verifyMany,
+    });
+    const lenient = many(async (checks) => checks.map(() => true));
+    const short = many(async (checks) => checks.slice(1).map(() => false));
+    const throwing = many(async () => {
+      throw new Error('no');
+    });
+    for (const bad of [lenient, short, throwing])
+      expect(await code(() => checkPlatformVerify(bad))).toBe('invalid_input');
+    const workers = nodeCrypto(nodeCryptoModule, { workers: workerThreads, threads: 2 });
+    expect(await code(() => checkPlatformVerify(workers))).toBe('none');
   });
 
   it('versions are checked through it: a changed byte fails verifyVersion', async () => {
