@@ -52,6 +52,7 @@ export {
   type ManySignFunction,
   type PlatformCrypto,
   publicKeyFromDid,
+  type SignatureCheck,
   type SignFunction,
   SigningKey,
   verifySignature,

@@ -49,7 +49,7 @@ const authorNames = new NameCache(didFromPublicKey);
 /**
  * `checks` of versions' own signatures, each message (an envelope up to its signature) after
  * the signing context, as it is signed. The messages are views of one buffer: a buffer each
- * lived outside the heap until a collection found it, and a joining device held some 15 MiB.
+ * lived outside the heap until a collection found it.
  */
 function withContext(checks: readonly SignatureCheck[]): SignatureCheck[] {
   let size = 0;
