@@ -8,6 +8,7 @@ import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { base58, base64urlnopad } from '@scure/base';
 import { compareBytes, latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
+import { KeyCache } from './key-cache.js';
 import { verifyByPlatform, verifyManyByPlatform } from './platform-verify.js';
 import { checkPrimitives, sha256 } from './primitives.js';
 
@@ -63,9 +64,10 @@ interface Subtle {
 }
 
 const subtle = (globalThis as { crypto?: { subtle?: Subtle } }).crypto?.subtle;
-/** Public keys imported into WebCrypto, by DID: importing costs about as much as a verify. */
-const imported = new Map<string, Promise<unknown>>();
-const MAX_IMPORTED = 1024;
+/** Public keys imported into WebCrypto: importing costs about as much as a verify. */
+const imported = new KeyCache((publicKey) =>
+  subtle!.importKey('raw', publicKey, { name: 'Ed25519' }, false, ['verify']),
+);
 let webCrypto: Promise<boolean> | undefined;
 
 /**
@@ -141,14 +143,8 @@ export async function verifyEd25519(
     // Strict RFC 8032 (not ZIP-215), as WebCrypto verifies: every node must agree on every signature.
     if (!(await webCryptoEd25519()))
       return ed25519.verify(signature, message, publicKey, { zip215: false });
-    const name = latin1(publicKey);
-    let key = imported.get(name);
-    if (!key) {
-      if (imported.size >= MAX_IMPORTED) imported.delete(imported.keys().next().value!);
-      key = subtle!.importKey('raw', publicKey, { name: 'Ed25519' }, false, ['verify']);
-      imported.set(name, key);
-    }
-    return await subtle!.verify({ name: 'Ed25519' }, await key, signature, message);
+    const key = await imported.of(publicKey);
+    return await subtle!.verify({ name: 'Ed25519' }, key, signature, message);
   } catch {
     return false;
   }

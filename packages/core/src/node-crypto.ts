@@ -20,8 +20,8 @@
  * ```
  */
 import { base64urlnopad } from '@scure/base';
-import { latin1 } from './bytes.js';
 import { CryptoPool, type WorkerThreadsModule } from './crypto-pool.js';
+import { KeyCache } from './key-cache.js';
 import type { PlatformAead, PlatformCrypto, SignatureCheck } from './keys.js';
 import { ofEd25519Lengths } from './platform-verify.js';
 import { openSaltedEach } from './seal.js';
@@ -196,21 +196,6 @@ function verifierHere(crypto: NodeCryptoModule, publicKey: Uint8Array) {
         resolve(false); // A signature of the wrong length, say.
       }
     });
-}
-
-/** What a public key makes, made once for each of the last 1,024 keys used. */
-class KeyCache<T> {
-  readonly #made = new Map<string, T>();
-  constructor(private readonly make: (publicKey: Uint8Array) => T) {}
-  of(publicKey: Uint8Array): T {
-    const name = latin1(publicKey);
-    let made = this.#made.get(name);
-    if (made === undefined) {
-      if (this.#made.size >= 1024) this.#made.delete(this.#made.keys().next().value!);
-      this.#made.set(name, (made = this.make(publicKey.slice())));
-    }
-    return made;
-  }
 }
 
 /** An Ed25519 key as JWK: the one private key format without ASN.1 framing. */

@@ -9,8 +9,8 @@
  */
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { latin1 } from './bytes.js';
 import { MincaError } from './errors.js';
+import { KeyCache } from './key-cache.js';
 import type { PlatformCrypto, SignatureCheck } from './keys.js';
 
 /** Checks one signature by one public key; never rejects. */
@@ -19,11 +19,9 @@ export type VerifyFunction = (message: Uint8Array, signature: Uint8Array) => Pro
 /** The installed platform's verifier factory, and a verifier per public key already made. */
 let platformVerifier: ((publicKey: Uint8Array) => VerifyFunction) | undefined;
 let installed: PlatformCrypto | undefined;
-const verifiers = new Map<string, VerifyFunction>();
+const verifiers = new KeyCache<VerifyFunction>((publicKey) => platformVerifier!(publicKey));
 /** The installed platform's checks of many at once, where it gives them. */
 let platformVerifyMany: ((checks: readonly SignatureCheck[]) => Promise<boolean[]>) | undefined;
-/** Public keys kept ready; a version's author is usually one of a few. */
-const MAX_KEYS = 1024;
 const checked = new WeakSet<PlatformCrypto>();
 
 /**
@@ -36,16 +34,11 @@ export function verifyByPlatform(
   signature: Uint8Array,
 ): Promise<boolean> | undefined {
   if (!platformVerifier) return undefined;
-  const name = latin1(publicKey);
-  let verify = verifiers.get(name);
-  if (!verify) {
-    if (verifiers.size >= MAX_KEYS) verifiers.delete(verifiers.keys().next().value!);
-    try {
-      verify = platformVerifier(publicKey.slice());
-    } catch {
-      return Promise.resolve(false); // A key the platform refuses verifies nothing.
-    }
-    verifiers.set(name, verify);
+  let verify: VerifyFunction;
+  try {
+    verify = verifiers.of(publicKey);
+  } catch {
+    return Promise.resolve(false); // A key the platform refuses verifies nothing.
   }
   return verify(message, signature).then(
     (ok) => ok === true,
