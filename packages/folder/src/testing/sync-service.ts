@@ -67,14 +67,16 @@ export function conflictCopyName(name: string, style: 'syncthing' | 'dropbox', n
 }
 
 interface Seen {
+  ino: number;
   size: number;
   mtimeMs: number;
   bytes: Uint8Array;
 }
 
 /**
- * Every file under `root`, relative paths with `/`, temp files left out. A file whose size and
- * time are as last seen is not read again.
+ * Every file under `root`, relative paths with `/`, temp files left out. A file whose inode,
+ * size and time are as last seen is not read again: a file renamed into place is a new inode,
+ * so one rewritten at the same size within a clock tick of the last scan is still read.
  */
 async function scan(root: string, seen: Map<string, Seen>): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
@@ -93,12 +95,17 @@ async function scan(root: string, seen: Map<string, Seen>): Promise<Map<string, 
     try {
       const info = await stat(join(root, name));
       const known = seen.get(path);
-      if (known && known.size === info.size && known.mtimeMs === info.mtimeMs) {
+      if (
+        known &&
+        known.ino === info.ino &&
+        known.size === info.size &&
+        known.mtimeMs === info.mtimeMs
+      ) {
         out.set(path, known.bytes);
         continue;
       }
       const bytes = new Uint8Array(await readFile(join(root, name)));
-      seen.set(path, { size: info.size, mtimeMs: info.mtimeMs, bytes });
+      seen.set(path, { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, bytes });
       out.set(path, bytes);
     } catch {
       // Gone between the listing and the read: found again next tick, or not.
