@@ -138,6 +138,11 @@ describe('the platform’s Ed25519 verification', () => {
     bytes[bytes.length - 10]! ^= 1; // Inside the signature.
     const changed = fromOutside.map((v, i) => (i === 17 ? decodeVersion(bytes) : v));
     expect(await code(() => verifyVersions(changed))).toBe('invalid_version');
+    // Versions under one batch signature carry none of their own: no many-check is asked for.
+    calls.length = 0;
+    const batched = await createVersions(drafts, new Uint8Array(32), key, { perSignature: 50 });
+    await expect(verifyVersions(batched.map((v) => decodeVersion(v.bytes)))).resolves.toBeUndefined();
+    expect(calls).toEqual([]);
   });
 
   it('where checking many fails later, each is checked alone: nothing passes for it', async () => {
