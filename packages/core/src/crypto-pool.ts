@@ -174,8 +174,10 @@ export class CryptoPool {
 
   /**
    * Whether each of `checks` is its key's Ed25519 signature of its message (RFC 8032 strictly,
-   * as node:crypto verifies); `here` checks one in this thread, for a few and where workers
-   * can't start.
+   * as node:crypto verifies); `here` checks one off this thread (node:crypto's thread pool),
+   * for a few, where workers can't start, and for one share beside the workers' own: a device
+   * taking versions in mostly waits for their checks, and that share uses the core its thread
+   * leaves idle (spec 05 §6).
    */
   async verify(
     checks: readonly SignatureCheck[],
@@ -183,8 +185,10 @@ export class CryptoPool {
   ): Promise<boolean[]> {
     const shares = this.#shares(checks.length);
     if (shares === 0) return Promise.all(checks.map(here));
+    const toWorkers = checks.length - Math.floor(checks.length / (shares + 1));
+    const own = Promise.all(checks.slice(toWorkers).map(here));
     const out: boolean[] = [];
-    for (const { out: answers } of await this.#split(checks, shares, (part) => {
+    for (const { out: answers } of await this.#split(checks.slice(0, toWorkers), shares, (part) => {
       const keys = new Uint8Array(32 * part.length);
       const signatures = new Uint8Array(64 * part.length);
       part.forEach((c, i) => {
@@ -196,6 +200,7 @@ export class CryptoPool {
       return [request, [keys.buffer, signatures.buffer, bytes.buffer, ends.buffer]];
     }))
       for (const answer of answers) out.push(answer === 1);
+    out.push(...(await own));
     return out;
   }
 

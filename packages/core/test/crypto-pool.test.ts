@@ -38,6 +38,8 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
   const started: FakeWorker[] = [];
   /** The kind of each job posted. */
   const jobs: string[] = [];
+  /** The messages of each job posted. */
+  const sizes: number[] = [];
   class FakeWorker implements WorkerHandle {
     readonly listeners = new Map<string, Listener[]>();
     /** Whether the worker holds the process (a Worker is ref'd from its start). */
@@ -62,6 +64,7 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
       };
       const { kind } = value as { kind: string };
       jobs.push(kind);
+      sizes.push(ends.length);
       setTimeout(() => {
         if (kind === 'verify' && behave === 'sign') {
           // Checked as RFC 8032 strictly does, by noble.
@@ -99,7 +102,7 @@ function fakeWorkers(behave: 'sign' | 'refuse' | 'crash' | 'absent') {
       return 0;
     }
   }
-  return { module: { Worker: FakeWorker } as unknown as WorkerThreadsModule, started, jobs };
+  return { module: { Worker: FakeWorker } as unknown as WorkerThreadsModule, started, jobs, sizes };
 }
 
 const code = errorCode;
@@ -530,6 +533,13 @@ describe('checking signatures on worker threads (nodeCrypto with workers)', () =
     await verifyDetached(versions.map((v) => v.bytes));
     expect(fake.jobs).toEqual(['verify', 'verify']);
     expect(await code(() => verifyDetached(withBadSignature(versions, 3)))).toBe('invalid_version');
+    // A share beside the workers' is checked on this process's own threads, and counts as much.
+    fake.sizes.length = 0;
+    await verifyDetached(versions.map((v) => v.bytes));
+    expect(fake.sizes).toEqual([14, 13]);
+    expect(await code(() => verifyDetached(withBadSignature(versions, 37)))).toBe(
+      'invalid_version',
+    );
     // Workers that fail every job: the same answers, from this thread.
     const failing = fakeWorkers('refuse');
     await make({ crypto: nodeCrypto(nodeCryptoModule, { workers: failing.module }) });
