@@ -5,5 +5,6 @@ import { join } from 'node:path';
 
 export async function tempDir(): Promise<{ dir: string; teardown: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'minca-folder-'));
-  return { dir, teardown: () => rm(dir, { recursive: true, force: true }) };
+  // Retried: a store closing may still be writing its last file as the folder is removed.
+  return { dir, teardown: () => rm(dir, { recursive: true, force: true, maxRetries: 5 }) };
 }
