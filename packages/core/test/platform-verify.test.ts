@@ -141,7 +141,9 @@ describe('the platform’s Ed25519 verification', () => {
     // Versions under one batch signature carry none of their own: no many-check is asked for.
     calls.length = 0;
     const batched = await createVersions(drafts, new Uint8Array(32), key, { perSignature: 50 });
-    await expect(verifyVersions(batched.map((v) => decodeVersion(v.bytes)))).resolves.toBeUndefined();
+    await expect(
+      verifyVersions(batched.map((v) => decodeVersion(v.bytes))),
+    ).resolves.toBeUndefined();
     expect(calls).toEqual([]);
   });
 
