@@ -142,35 +142,25 @@ function aead(crypto: NodeCryptoModule): PlatformAead {
 
 /** A signature check waiting for its turn's batch. */
 interface Queued extends SignatureCheck {
-  /** Checks it in this thread, for a few and where workers fail. */
-  here(): Promise<boolean>;
   resolve(ok: boolean): void;
 }
 
 /**
- * Signature checks asked for in one go (a message's versions are checked all at once) sent to
- * the pool together, once the caller's synchronous run ends. Where the workers fail, each is
- * checked in this thread: a check never fails open.
+ * Signature checks asked for one at a time in one go (a message's batch roots) checked together
+ * by `verifyMany`, once the caller's synchronous run ends.
  */
-function verifyBatcher(pool: () => CryptoPool) {
+function verifyBatcher(verifyMany: (checks: readonly SignatureCheck[]) => Promise<boolean[]>) {
   let queued: Queued[] = [];
   const flush = () => {
     const batch = queued;
     queued = [];
-    pool()
-      .verify(batch, (c) => (c as Queued).here())
-      .then(
-        (oks) => {
-          batch.forEach((c, i) => {
-            c.resolve(oks[i] === true);
-          });
-        },
-        () => {
-          for (const c of batch) void c.here().then(c.resolve);
-        },
-      );
+    void verifyMany(batch).then((oks) => {
+      batch.forEach((c, i) => {
+        c.resolve(oks[i] === true);
+      });
+    });
   };
-  return (check: Omit<Queued, 'resolve'>) =>
+  return (check: SignatureCheck) =>
     new Promise<boolean>((resolve) => {
       if (queued.length === 0) void Promise.resolve().then(flush);
       queued.push({ ...check, resolve });
@@ -229,37 +219,37 @@ export function nodeCrypto(
   let pool: CryptoPool | undefined;
   let batcher: ReturnType<typeof verifyBatcher> | undefined;
   let heres: KeyCache<(message: Uint8Array, signature: Uint8Array) => Promise<boolean>> | undefined;
+  const hereOf = (publicKey: Uint8Array) =>
+    (heres ??= new KeyCache((key) => verifierHere(crypto, key))).of(publicKey);
+  const checkHere = (c: SignatureCheck) => hereOf(c.publicKey)(c.message, c.signature);
   const { workers } = options;
   const poolOf = (workers: WorkerThreadsModule) => (pool ??= new CryptoPool(workers, threads));
+  // On the workers, the pool leaving a few (and a share beside theirs) to libuv's pool; where
+  // the workers fail, all there: a check never fails for the workers' fault, nor passes.
+  const verifyMany =
+    workers &&
+    ((checks: readonly SignatureCheck[]) =>
+      ofEd25519Lengths(checks, (sent) =>
+        poolOf(workers)
+          .verify(sent, checkHere)
+          .catch(() => Promise.all(sent.map(checkHere))),
+      ));
   const cipher = aead(crypto);
   return {
     ed25519Signer: signer,
     ed25519Verifier(publicKey) {
-      const here = verifierHere(crypto, publicKey);
-      if (!workers) return here;
-      const batch = (batcher ??= verifyBatcher(() => poolOf(workers)));
+      const verify = hereOf(publicKey);
+      if (!verifyMany) return verify;
+      const batch = (batcher ??= verifyBatcher(verifyMany));
       const own = publicKey.slice();
       return (message, signature) =>
         signature.length === 64
-          ? batch({ publicKey: own, message, signature, here: () => here(message, signature) })
+          ? batch({ publicKey: own, message, signature })
           : Promise.resolve(false);
     },
-    ...(workers
+    ...(workers && verifyMany
       ? {
-          ed25519VerifyMany(checks: readonly SignatureCheck[]) {
-            // Those the pool leaves to this thread (a few), and all where the workers fail, are
-            // checked on libuv's pool: never failed for the workers' fault, nor passed.
-            const here = (c: SignatureCheck) =>
-              (heres ??= new KeyCache((key) => verifierHere(crypto, key))).of(c.publicKey)(
-                c.message,
-                c.signature,
-              );
-            return ofEd25519Lengths(checks, (sent) =>
-              poolOf(workers)
-                .verify(sent, here)
-                .catch(() => Promise.all(sent.map(here))),
-            );
-          },
+          ed25519VerifyMany: verifyMany,
           ed25519ManySigner(secret: Uint8Array, publicKey: Uint8Array) {
             const jwk = jwkOf(secret, publicKey);
             const here = signer(secret, publicKey);
