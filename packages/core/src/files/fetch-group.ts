@@ -39,9 +39,12 @@ export type GroupResult = 'ended' | 'stopped';
 
 interface Run {
   source: FileSource;
-  /** listing: its list is awaited; asking: it is asked chunks; lacking: it lacked one; done. */
+  /**
+   * listing: its list is awaited (it may be asked chunks meanwhile, once a list is held);
+   * asking: it is asked chunks; lacking: it lacked one; done.
+   */
   state: 'listing' | 'asking' | 'lacking' | 'done';
-  /** Requests out. */
+  /** Requests out, its list request among them. */
   asks: number;
   /** Its answers being checked and stored. */
   checking: number;
@@ -114,17 +117,27 @@ export class GroupFetch {
 
   #askList(run: Run): void {
     run.state = 'listing';
+    run.asks++;
     call(() => run.source.list(this.id, this.#stop)).then(
-      (bytes) => this.#gotList(run, bytes),
-      (error) => this.#refuse(run, error),
+      (bytes) => {
+        run.asks--;
+        this.#gotList(run, bytes);
+      },
+      (error) => {
+        run.asks--;
+        this.#refuse(run, error);
+      },
     );
   }
 
   #gotList(run: Run, bytes: Uint8Array | null): void {
     if (this.#ended || run.state === 'done') return;
     if (bytes === null) {
-      run.state = 'done'; // it doesn't have the file
-      this.#check();
+      // It doesn't have the file: what it was asked meanwhile goes to the others.
+      if (run.state === 'listing') {
+        run.state = 'done';
+        this.#reassign(run);
+      } else this.#check();
       return;
     }
     let list: ChunkList;
@@ -140,7 +153,9 @@ export class GroupFetch {
       this.#listReady.then(() => {
         if (this.#ended || run.state !== 'listing') return;
         run.state = 'asking';
-        this.#pump(run);
+        // Every source still listing is asked too: a slow list answer must not leave a source
+        // idle while the others take the whole file.
+        this.#pumpAll();
       }),
     );
   }
@@ -172,13 +187,25 @@ export class GroupFetch {
 
   // ——— chunks ———
 
+  /**
+   * Whether `run` may be sent another request: it is asking (or listing, its list request
+   * counted among its requests out), with fewer than {@link ASKS_PER_SOURCE} out. One answer may
+   * be checked while the next requests are out, no more: a source whose answers turn out wrong
+   * has been asked at most that much before it is dropped.
+   */
+  #hasRoom(run: Run): boolean {
+    return (
+      (run.state === 'asking' || run.state === 'listing') &&
+      run.asks < ASKS_PER_SOURCE &&
+      run.asks + run.checking <= ASKS_PER_SOURCE
+    );
+  }
+
   /** Asks `run` for chunks until it has {@link ASKS_PER_SOURCE} requests out or none is left. */
   #pump(run: Run): void {
     const schedule = this.#schedule;
-    if (this.#ended || !schedule || run.state !== 'asking') return;
-    // One answer may be checked while the next requests are out, no more: a source whose
-    // answers turn out wrong has been asked at most that much before it is dropped.
-    while (run.asks < ASKS_PER_SOURCE && run.asks + run.checking <= ASKS_PER_SOURCE) {
+    if (this.#ended || !schedule) return;
+    while (this.#hasRoom(run)) {
       const now = Date.now();
       const batch = schedule.take(run.source, CHUNKS_PER_ASK, now, now - this.#lateAfter());
       if (batch.length === 0) break;
@@ -285,14 +312,19 @@ export class GroupFetch {
   #drop(run: Run, why: string): void {
     if (this.#ended || run.state === 'done') return;
     run.state = 'done';
-    const schedule = this.#schedule;
-    schedule?.release(run.source, schedule.askedOf(run.source));
     try {
       this.options.onRefused?.(run.source, why);
     } catch (error) {
       this.#fail(error);
       return;
     }
+    this.#reassign(run);
+  }
+
+  /** What `run` (now done) was asked and hasn't answered goes to the others. */
+  #reassign(run: Run): void {
+    const schedule = this.#schedule;
+    schedule?.release(run.source, schedule.askedOf(run.source));
     this.#pumpAll();
     this.#check();
   }
@@ -312,10 +344,7 @@ export class GroupFetch {
     this.#timer = undefined;
     const schedule = this.#schedule;
     if (this.#ended || !schedule || schedule.done) return;
-    const idle = this.#runs.filter(
-      (r) =>
-        r.state === 'asking' && r.asks < ASKS_PER_SOURCE && r.asks + r.checking <= ASKS_PER_SOURCE,
-    );
+    const idle = this.#runs.filter((r) => this.#hasRoom(r));
     if (idle.length === 0) return;
     const at = schedule.nextLate(this.#lateAfter(), (asked) =>
       idle.some((r) => r.source !== asked),

@@ -53,12 +53,14 @@ function watchAsks(t: Transport): Asks {
   return asks;
 }
 
-/** Rewrites the file answers a peer sends on its end `t` of a link. */
-function tamper(t: Transport, edit: (m: Extract<Message, { t: 'fdata' }>) => Message) {
+/** Rewrites (or, for null, drops) the file answers a peer sends on its end `t` of a link. */
+function tamper(t: Transport, edit: (m: Extract<Message, { t: 'fdata' }>) => Message | null) {
   const send = t.send.bind(t);
   t.send = (frame: Uint8Array) => {
     const m = decodeMessage(frame);
-    send(m.t === 'fdata' ? encodeMessage(edit(m)) : frame);
+    if (m.t !== 'fdata') return send(frame);
+    const out = edit(m);
+    if (out) send(encodeMessage(out));
   };
 }
 
@@ -118,6 +120,18 @@ describe('a file from several peers at once', () => {
           (await peers[0]!.files.chunk(space, ref.$file, n))!,
         ),
       ).toBe(true);
+  });
+
+  it('asks a peer whose list answer is slow for chunks once another peer gave the list', async () => {
+    const { r, space, bytes, ref, links } = await scene();
+    // The third peer's answer with the list never comes; its answers with chunks do.
+    tamper(links[2]!.fromA, (m) => (m.l ? null : m));
+    const watched = links.map((l) => watchAsks(l.fromB));
+    expect(same(await drive(r.records.readFile(space, ref), 60_000, 20), bytes)).toBe(true);
+    const slow = watched[2]!;
+    expect(slow.served).toBeGreaterThan(0);
+    // Its list request counts among its 2 out.
+    expect(slow.maxOut).toBeLessThanOrEqual(2);
   });
 
   it('drops a peer that serves wrong chunks; the file arrives whole from the others; nothing wrong is stored', async () => {
