@@ -19,8 +19,10 @@ import { connect, levelIn, nodeFixture, until } from './sync-helpers.js';
 const { make } = nodeFixture();
 
 /** A connection's side of an offer, whose messages go to `sent`. */
+/** The peer's account, as an offer's channel names it. */
+const PEER = SigningKey.generate().did;
 const channelTo = (sent: Message[]): OfferChannel => ({
-  peer: SigningKey.generate().did,
+  peer: PEER,
   peerWriter: SigningKey.generate().did,
   nonce: new Uint8Array(16),
   peerNonce: new Uint8Array(16).fill(1),
@@ -69,13 +71,16 @@ describe('meeting a peer with many spaces', () => {
     const host = {
       did: SigningKey.generate().did,
       spacesFor: async () => ids,
-      credentials: async (part: readonly string[]) => {
+      offerFacts: async (part: readonly string[], did: string) => {
+        expect(did).toBe(PEER);
         asked.push({ credentials: part });
-        return part.map(() => []);
-      },
-      accessKey: async (id: string) => {
-        asked.push({ key: id });
-        return access;
+        return part.map((id) => ({
+          shown: [],
+          accessKey: async () => {
+            asked.push({ key: id });
+            return access;
+          },
+        }));
       },
     } as unknown as SyncHost;
     const sent: Message[] = [];
@@ -107,7 +112,7 @@ describe('meeting a peer with many spaces', () => {
     const host = {
       did: SigningKey.generate().did,
       spacesFor: async () => named,
-      credentials: async (part: readonly string[]) => part.map(() => []),
+      offerFacts: async (part: readonly string[]) => part.map(() => ({ shown: [] })),
       probeKeys: async (wanted?: (space: string) => boolean) => {
         const ids = [...named, ...unnamed].filter((id) => !wanted || wanted(id));
         derived.push(ids);

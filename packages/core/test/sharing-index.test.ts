@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeCbor } from '../src/encoding.js';
 import { SigningKey } from '../src/keys.js';
 import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
@@ -81,12 +81,20 @@ describe('the sharing index', () => {
     await until(() => levelIn(first, ids), 10_000, 'the first meeting');
     first.close('apart');
     count.opens = 0;
-    const [again, hostEnd] = connect(owner, host);
-    await until(() => levelIn(again, ids), 10_000, 'the second meeting');
-    expect(count.opens).toBe(0);
-    // Named and proven: the host shares every space with the owner on this connection.
-    await until(() => hostEnd.spaces().length === ids.length, 5000, 'the host sharing all six');
-    expect(hostEnd.spaces().sort()).toEqual([...ids].sort());
+    const meetings = vi.spyOn(Registry.prototype, 'meeting');
+    try {
+      const [again, hostEnd] = connect(owner, host);
+      await until(() => levelIn(again, ids), 10_000, 'the second meeting');
+      expect(count.opens).toBe(0);
+      // Named and proven: the host shares every space with the owner on this connection.
+      await until(() => hostEnd.spaces().length === ids.length, 5000, 'the host sharing all six');
+      expect(hostEnd.spaces().sort()).toEqual([...ids].sort());
+      // Each space's entry was read once, for its credentials and its proof together.
+      const reads = meetings.mock.calls.map(([id]) => id).sort();
+      expect(reads).toEqual([...ids].sort());
+    } finally {
+      meetings.mockRestore();
+    }
   });
 
   it('a meeting entry that does not read is read from the space again, not trusted', async () => {

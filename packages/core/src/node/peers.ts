@@ -68,14 +68,25 @@ export class Peers {
         if (!isFleetPeer(config, did)) return shared;
         return [...new Set([...shared, ...(await registry.heldIds())])];
       },
-      credentials: async (ids) => {
-        // A space held without its key gives no role: one listing tells those apart, where a
-        // host asking the registry of each of its spaces at every offer did so per space. The
-        // rest come from the sharing index, which opens none of them.
+      offerFacts: async (ids, did) => {
+        // A space held without its key gives no role and proves nothing: one listing tells
+        // those apart, where a host asking the registry of each of its spaces at every offer
+        // did so per space. The rest come from the sharing index, which opens none of them;
+        // the access key is derived as the open space derives it, only for a space named to a
+        // holder the owner allows.
         const members = new Set(await registry.spaceIds());
         const facts = await sharing.meetingIn(ids.filter((id) => members.has(id)));
         let next = 0;
-        return ids.map((id) => (members.has(id) ? facts[next++]!.shown : []));
+        return ids.map((id) => {
+          if (!members.has(id)) return { shown: [] };
+          const { shown, holders } = facts[next++]!;
+          if (!holders.has(did)) return { shown };
+          const accessKey = async () => {
+            const entry = await registry.getSpace(id);
+            return entry && spaceAccessKey(id, entry.keys[0]!, key);
+          };
+          return { shown, accessKey };
+        });
       },
       probeKeys: async (wanted) => {
         const out: Array<[string, Uint8Array]> = [];
@@ -91,13 +102,6 @@ export class Peers {
         if (!statement) return false;
         const revocation = await verifyRevocation(statement).catch(() => undefined);
         return revocation?.account === account && revocation.at <= config.now();
-      },
-      // From the sharing index too, and derived as the open space derives it: no space opens.
-      accessKey: async (id, did) => {
-        const entry = await registry.getSpace(id);
-        if (!entry) return undefined;
-        const [facts] = await sharing.meetingIn([id]);
-        return facts!.holders.has(did) ? spaceAccessKey(id, entry.keys[0]!, key) : undefined;
       },
       ...(admit ? { admit } : {}),
     };

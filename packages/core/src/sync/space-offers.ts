@@ -12,7 +12,7 @@ import type { Version } from '../version.js';
 import type { ConnectionBudget } from './budget.js';
 import { accessProofBytes, spaceProbe } from './handshake.js';
 import { MAX_REFUSAL_REASON, MAX_REFUSALS, MAX_SPACES, type Message } from './messages.js';
-import type { OfferedSpace, SyncHost } from './sync-host.js';
+import type { OfferedSpace, SpaceOfferFacts, SyncHost } from './sync-host.js';
 
 /** Credentials one `spaces` message carries. */
 const MAX_CREDENTIALS = 256;
@@ -92,17 +92,17 @@ export class SpaceOffers {
     // still open for the other, however many more spaces than may be open at once there are.
     for (let at = 0; at < ids.length; at += OFFER_PART) {
       const part = ids.slice(at, at + OFFER_PART);
-      const each = await this.host.credentials(part);
-      const named: string[] = [];
+      const each = await this.host.offerFacts(part, this.channel.peer);
+      const named: Array<[string, SpaceOfferFacts]> = [];
       for (const [i, id] of part.entries()) {
-        const mine = each[i]!;
+        const facts = each[i]!;
         const sent = this.#offered.get(id);
-        if (sent !== undefined && mine.length <= sent) continue;
-        this.#offered.set(id, mine.length);
-        named.push(id);
-        credentials.push(...mine);
+        if (sent !== undefined && facts.shown.length <= sent) continue;
+        this.#offered.set(id, facts.shown.length);
+        named.push([id, facts]);
+        spaces.push(id);
+        credentials.push(...facts.shown);
       }
-      spaces.push(...named);
       proofs.push(...(await this.#accessProofs(named)));
     }
     const probes = await this.#probes();
@@ -168,11 +168,13 @@ export class SpaceOffers {
   }
 
   /** Proofs, for a peer that holds spaces without their key, that this node has them. */
-  async #accessProofs(spaces: readonly string[]): Promise<Array<[string, string, Uint8Array]>> {
-    const { peer, peerWriter, nonce, peerNonce } = this.channel;
+  async #accessProofs(
+    spaces: ReadonlyArray<[string, SpaceOfferFacts]>,
+  ): Promise<Array<[string, string, Uint8Array]>> {
+    const { peerWriter, nonce, peerNonce } = this.channel;
     const out: Array<[string, string, Uint8Array]> = [];
-    for (const space of spaces) {
-      const key = await this.host.accessKey?.(space, peer);
+    for (const [space, { accessKey }] of spaces) {
+      const key = await accessKey?.();
       if (!key) continue;
       const bytes = accessProofBytes(space, this.host.did, peerWriter, peerNonce, nonce);
       out.push([space, key.did, await key.sign(bytes)]);

@@ -22,6 +22,18 @@ export interface OfferedSpace {
   verify(): Promise<boolean>;
 }
 
+/** What an offer names of a space to one peer (spec 05 §8 "Handshake", §7.3). */
+export interface SpaceOfferFacts {
+  /** The versions giving this node its role there, as bytes: its credentials. */
+  shown: Uint8Array[];
+  /**
+   * Where the peer may hold the space without its key (a host or carrier the owner allows): the
+   * space's access key, this node proves the space with it. Made when called, since an offer
+   * proves only the spaces it names this time.
+   */
+  accessKey?: () => Promise<SigningKey | undefined>;
+}
+
 /** What a holder answers to proven spaces: those it holds for this peer, and why not the rest. */
 export interface Admission {
   admitted: string[];
@@ -42,8 +54,12 @@ export interface SyncHost {
   sign(message: Uint8Array): Promise<Uint8Array>;
   /** The spaces this node would sync with `did`: those it holds that `did` may read. */
   spacesFor(did: string): Promise<string[]>;
-  /** The versions giving this node its role in each of `spaces`, as bytes, in order. */
-  credentials(spaces: readonly string[]): Promise<Uint8Array[][]>;
+  /**
+   * What an offer to `did` names of each of `spaces`, in order: its credentials there and, if
+   * `did` may hold it without its key, its access key. Read together, so each space's facts are
+   * read once an offer.
+   */
+  offerFacts(spaces: readonly string[], did: string): Promise<SpaceOfferFacts[]>;
   /** Whether this node holds space `id`, with its key or without. */
   holds(id: string): Promise<boolean>;
   /** Space `id`, opened again when it closed for being idle (spec 06 §4.1). */
@@ -56,11 +72,6 @@ export interface SyncHost {
   /** A message of the peer's used space `id`: its idle time starts again. */
   used?(id: string): void;
   now(): number;
-  /**
-   * The space's access key, when `did` may hold `space` without its key (a host or carrier the
-   * owner allows): this node proves the space to it with the key (spec 05 §7.3).
-   */
-  accessKey?(space: string, did: string): Promise<SigningKey | undefined>;
   /**
    * The probe key of every space this node holds with its key (spec 05 §8 "Probes"), so it can
    * tell a member who doesn't know it yet that it has the space, and match such a member's.
