@@ -35,6 +35,8 @@ interface Behaviour {
   stalls?: boolean;
   /** Has no list. */
   noList?: boolean;
+  /** Ms before its list answer. */
+  listDelay?: number;
 }
 
 /** A source with the file, answering as told, and what it was asked. */
@@ -64,6 +66,7 @@ function source(name: string, how: Behaviour = {}) {
     seen,
     async list() {
       seen.lists++;
+      if (how.listDelay) await new Promise((r) => setTimeout(r, how.listDelay));
       return how.noList ? null : file.list.bytes;
     },
     async chunk(_id, n, signal) {
@@ -164,6 +167,22 @@ describe('fetchFile from several sources', () => {
     expect(staller.seen.out).toBe(0);
     const fromGood = new Set(chunksAsked(good));
     for (const n of chunksAsked(staller)) expect(fromGood.has(n), `chunk ${n}`).toBe(true);
+  });
+
+  it('asks a peer whose list answer is slow for chunks once another list is in, its list among its 2 out', async () => {
+    const files = await openFiles();
+    const slow = source('slow', { listDelay: 2_000 });
+    // Without the file, and slow to say so: what it is asked meanwhile goes to the others.
+    const without = source('without', { listDelay: 2_000, noList: true, lacks: () => true });
+    const fast = source('fast', { delay: 3 });
+    expect(await fetchFile(files, id, [slow, without, fast])).toBe('whole');
+    await expectWhole(files);
+    expect(chunksAsked(slow).length).toBeGreaterThan(0);
+    expect(chunksAsked(without).length).toBeGreaterThan(0);
+    // Their list requests still out, each had one request of chunks out at a time.
+    expect(slow.seen.maxOut).toBe(1);
+    expect(without.seen.maxOut).toBe(1);
+    expect(without.asked).toHaveLength(1);
   });
 
   it('asks a peer that lacks a chunk no more; the others give the rest', async () => {
