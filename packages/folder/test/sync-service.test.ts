@@ -79,3 +79,24 @@ it('keeps both sides of a change made on each, one as a conflict copy both servi
   }
   expect(names).toEqual(new Set(['syncthing', 'dropbox']));
 });
+
+it('makes no conflict copy of a conflict copy: it arrives as it is, and of two changes one stays', async () => {
+  const [a, b] = [join(dir, 'a'), join(dir, 'b')];
+  await mkdir(a);
+  await mkdir(b);
+  // Every copy would arrive first as a conflict copy, were it not one already.
+  const service = new SimulatedSyncService(a, b, { seed: 3, halfWrites: 0, conflictCopies: 1 });
+  const copy = 'f.sync-conflict-20261202-101010-ABCDEFG.minca';
+  await writeFile(join(a, copy), 'base');
+  await ticks(service, 5);
+  expect(await readdir(b)).toEqual([copy]);
+  expect(service.counts.conflictCopies).toBe(0);
+  await writeFile(join(a, copy), 'from a');
+  await writeFile(join(b, copy), 'from b');
+  await ticks(service, 5);
+  await service.flush();
+  await ticks(service, 5);
+  for (const side of [a, b]) expect(await readdir(side)).toEqual([copy]);
+  expect(await read(join(a, copy))).toBe(await read(join(b, copy)));
+  expect(service.counts.conflicts).toBe(1);
+});

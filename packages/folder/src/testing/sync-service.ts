@@ -11,6 +11,10 @@
  *   file itself later;
  * - when a file changed on both sides, keeps one and leaves the other as a conflict copy.
  *
+ * It makes no conflict copy of a conflict copy, as Syncthing makes none: a copy of a copy of a
+ * copy would soon pass the 255 bytes a file name may have. Such a file arrives as it is, and of
+ * two changes to it the one that loses is gone.
+ *
  * It never looks inside a file. Temp files (`*.tmp`) are left alone, as both services skip
  * files still being written.
  */
@@ -64,6 +68,12 @@ export function conflictCopyName(name: string, style: 'syncthing' | 'dropbox', n
   return style === 'syncthing'
     ? `${stem}.sync-conflict-20261202-1010${second}-ABCDEFG${ext}`
     : `${stem} (Someone's conflicted copy 2026-12-${String(1 + (n % 28)).padStart(2, '0')})${ext}`;
+}
+
+/** Whether the file at `path` is a conflict copy, of either style. */
+function isConflictCopy(path: string): boolean {
+  const name = path.split('/').at(-1)!;
+  return name.includes('.sync-conflict-') || name.includes('conflicted copy');
 }
 
 interface Seen {
@@ -173,8 +183,10 @@ export class SimulatedSyncService {
         else {
           from = this.#chance(0.5) ? 0 : 1;
           const loser = here[from === 0 ? 1 : 0]!;
-          const copy = join(dirname(path), this.#conflictName(path));
-          await Promise.all(this.#roots.map((root) => this.#write(root, copy, loser)));
+          if (!isConflictCopy(path)) {
+            const copy = join(dirname(path), this.#conflictName(path));
+            await Promise.all(this.#roots.map((root) => this.#write(root, copy, loser)));
+          }
           this.counts.conflicts++;
         }
       } else {
@@ -228,7 +240,7 @@ export class SimulatedSyncService {
       } catch {
         return; // Gone meanwhile: the next tick sees what it is now.
       }
-      if (!finishNow && this.#chance(this.#conflictCopies)) {
+      if (!finishNow && !isConflictCopy(job.path) && this.#chance(this.#conflictCopies)) {
         // First as a conflict copy; the file itself comes later.
         const copy = join(dirname(job.path), this.#conflictName(job.path));
         await this.#write(target, copy, bytes);
