@@ -238,8 +238,7 @@ export function nodeCrypto(
   return {
     ed25519Signer: signer,
     ed25519Verifier(publicKey) {
-      const verify = hereOf(publicKey);
-      if (!verifyMany) return verify;
+      if (!verifyMany) return hereOf(publicKey);
       const batch = (batcher ??= verifyBatcher(verifyMany));
       const own = publicKey.slice();
       return (message, signature) =>
