@@ -209,4 +209,29 @@ describe('a hostile peer', () => {
     expect(await versions()).toBe(ctx.before.versions + 1);
     expect(evil.peer.endReason).toBeUndefined();
   });
+
+  it('two full offers pass; a flood of large spaces messages is cut off at 5 MiB', async () => {
+    const ctx = await setup();
+    const evil = await handRolled(ctx.owner, ctx.evil, [ctx.space]);
+    const ids = (n: number) =>
+      Array.from({ length: n }, () => {
+        const b = randomBytes(26);
+        return Array.from(b, (x) => 'abcdefghijklmnopqrstuvwxyz234567'[x & 31]).join('');
+      });
+    // 10,000 names with as many access proofs for other spaces: 1.8 MB, as big as an offer gets.
+    const large = (): Message => ({
+      t: 'spaces',
+      s: ids(10_000),
+      p: ids(10_000).map((id) => [id, ctx.evil.did, randomBytes(64)]),
+    });
+    // Two are what an honest peer may send in a window (its offer, and one again).
+    for (let i = 0; i < 2; i++) evil.send(large());
+    // Messages are handled in order: once a want after them is answered, they were taken in.
+    const [first] = await ctx.owner.records.list(ctx.space, 'app.post');
+    evil.send({ t: 'want', s: ctx.space, q: 1, i: [fromHex(first!.version)] });
+    await until(() => evil.received.some((m) => m.t === 'vers'), 10_000, 'the answer');
+    expect(evil.peer.endReason).toBeUndefined();
+    evil.send(large());
+    await expectCutOff(ctx, evil, /5 MiB of spaces messages/);
+  });
 });

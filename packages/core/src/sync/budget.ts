@@ -4,7 +4,8 @@
  * serving a shared space is bounded here, per window:
  *
  * - bytes it sent that are not yet handled (a peer sending faster than the node reads);
- * - `spaces` messages (each may name 10,000 spaces with their proofs);
+ * - `spaces` messages (each may name 10,000 spaces with their proofs), by count and by bytes:
+ *   decoding one of 1.8 MB is ~100 ms of CPU, and it can't be bounded before it is decoded;
  * - signatures checked for what it showed in `spaces` (credentials, access proofs);
  * - bytes of messages that served nothing: before the handshake, or about spaces not shared.
  */
@@ -24,6 +25,12 @@ export const PAUSE_QUEUED_BYTES = 2 * 1024 * 1024;
 export const RESUME_QUEUED_BYTES = 512 * 1024;
 /** `spaces` messages a peer may send per window: the handshake's and a few re-offers. */
 export const MAX_SPACES_MESSAGES = 10;
+/**
+ * Bytes of `spaces` messages a peer may send per window: two full offers (each at most a frame,
+ * 2 MiB: 10,000 names with their access proofs and probes are 2.0 MB), or a holder's refusals of
+ * 10,000 spaces (at most 3.4 MB) with its own offer.
+ */
+export const MAX_SPACES_BYTES = 5 * 1024 * 1024;
 /** Signatures checked per window for what a peer showed in `spaces`: two full offers. */
 export const MAX_OFFER_SIGNATURES = 20_000;
 /** Bytes per window of messages that served no shared space. */
@@ -32,6 +39,7 @@ export const MAX_IDLE_BYTES = 64 * 1024 * 1024;
 export class ConnectionBudget {
   #windowStart: number;
   #spaces = 0;
+  #spacesBytes = 0;
   #signatures = 0;
   #idleBytes = 0;
   #queued = 0;
@@ -45,6 +53,7 @@ export class ConnectionBudget {
     if (now - this.#windowStart < BUDGET_WINDOW_MS) return;
     this.#windowStart = now;
     this.#spaces = 0;
+    this.#spacesBytes = 0;
     this.#signatures = 0;
     this.#idleBytes = 0;
   }
@@ -66,12 +75,17 @@ export class ConnectionBudget {
     this.#queued = Math.max(0, this.#queued - bytes);
   }
 
-  /** A `spaces` message. */
-  spaces(): void {
+  /** A `spaces` message of `bytes`. */
+  spaces(bytes: number): void {
     this.#roll();
     if (++this.#spaces > MAX_SPACES_MESSAGES)
       throw over(
         `more than ${MAX_SPACES_MESSAGES} spaces messages in ${BUDGET_WINDOW_MS / 1000} s`,
+      );
+    this.#spacesBytes += bytes;
+    if (this.#spacesBytes > MAX_SPACES_BYTES)
+      throw over(
+        `more than ${MAX_SPACES_BYTES >> 20} MiB of spaces messages in ${BUDGET_WINDOW_MS / 1000} s`,
       );
   }
 

@@ -255,7 +255,7 @@ export class Peer {
     }
     if (!this.did) throw new MincaError('protocol', `${m.t} before the handshake`);
     if (m.t === 'spaces') {
-      this.#budget.spaces();
+      this.#budget.spaces(bytes);
       return this.#offers!.onSpaces(m.s, m.a ?? [], m.p ?? [], m.m ?? [], m.r ?? []);
     }
     // A space we don't share with this peer: not ours to answer, and counted as idle.
