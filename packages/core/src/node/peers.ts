@@ -74,6 +74,7 @@ export class Peers {
         // did so per space. The rest come from the sharing index, which opens none of them;
         // the access key is derived as the open space derives it, only for a space named to a
         // holder the owner allows.
+        if (ids.length === 0) return [];
         const members = new Set(await registry.spaceIds());
         const facts = await sharing.meetingIn(ids.filter((id) => members.has(id)));
         let next = 0;

@@ -18,8 +18,6 @@ import type { OfferedSpace, SpaceOfferFacts, SyncHost } from './sync-host.js';
 const MAX_CREDENTIALS = 256;
 /** Spaces a peer named that we remember, to link once we hold them. */
 const MAX_PEER_OFFERED = 10_000;
-/** Spaces an offer reads at a time: well under the most a node keeps open (1,000 by default). */
-const OFFER_PART = 256;
 
 /** What the offers of a connection need of it. */
 export interface OfferChannel {
@@ -86,25 +84,21 @@ export class SpaceOffers {
     // since the peer may have refused it for want of them.
     const spaces: string[] = [];
     const credentials: Uint8Array[] = [];
-    const proofs: Array<[string, string, Uint8Array]> = [];
     const ids = [...new Set([...(await this.shareable()), ...this.#probed])];
-    // A part at a time, each space's credentials then its proof: a space opened for one is
-    // still open for the other, however many more spaces than may be open at once there are.
-    for (let at = 0; at < ids.length; at += OFFER_PART) {
-      const part = ids.slice(at, at + OFFER_PART);
-      const each = await this.host.offerFacts(part, this.channel.peer);
-      const named: Array<[string, SpaceOfferFacts]> = [];
-      for (const [i, id] of part.entries()) {
-        const facts = each[i]!;
-        const sent = this.#offered.get(id);
-        if (sent !== undefined && facts.shown.length <= sent) continue;
-        this.#offered.set(id, facts.shown.length);
-        named.push([id, facts]);
-        spaces.push(id);
-        credentials.push(...facts.shown);
-      }
-      proofs.push(...(await this.#accessProofs(named)));
+    // All in one read: the facts come from the sharing index, opening no space, and telling
+    // the spaces with their key from those held without lists them all once.
+    const each = await this.host.offerFacts(ids, this.channel.peer);
+    const named: Array<[string, SpaceOfferFacts]> = [];
+    for (const [i, id] of ids.entries()) {
+      const facts = each[i]!;
+      const sent = this.#offered.get(id);
+      if (sent !== undefined && facts.shown.length <= sent) continue;
+      this.#offered.set(id, facts.shown.length);
+      named.push([id, facts]);
+      spaces.push(id);
+      credentials.push(...facts.shown);
     }
+    const proofs = await this.#accessProofs(named);
     const probes = await this.#probes();
     if (
       spaces.length === 0 &&
