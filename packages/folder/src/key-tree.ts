@@ -4,7 +4,7 @@
  * files are handed to `onTemp` so the caller can clean them up.
  */
 import { conflictOf } from './conflict-names.js';
-import { decodeBody, isCanonical, parseName } from './file-names.js';
+import { decodeBody, folderPath, isCanonical, parseName } from './file-names.js';
 import { type FolderFs, TEMP_NAME } from './folder-fs.js';
 
 /** Options of {@link readKeyTree}. */
@@ -85,6 +85,11 @@ export async function readKeyTree(
     }
   };
 
-  await walk([...root], '', '', []);
+  // The parts of the prefix before its last `/` name one folder path: the walk starts there,
+  // not at the root, so listing one space's files among thousands reads its folder alone. The
+  // same folders a walk from the root would enter, since it enters only canonical names.
+  const cut = prefix.lastIndexOf('/');
+  if (cut === -1) await walk([...root], '', '', []);
+  else await walk([...root, ...folderPath(prefix.slice(0, cut))], prefix.slice(0, cut + 1), '', []);
   return keys;
 }

@@ -1,7 +1,8 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createDirectoryBlobStore } from '../src/node.ts';
+import type { FolderFs } from '../src/folder-fs.ts';
+import { createDirectoryBlobStore, nodeFolder } from '../src/node.ts';
 import { timeUuid } from '../src/time-uuid.ts';
 import { tempDir } from './temp-dir.ts';
 
@@ -43,4 +44,53 @@ it('lists no conflict copies, temp files or strangers', async () => {
   // The listing cleared the old temp file and left the fresh one alone.
   const left = (await readdir(join(dir, 's'))).filter((name) => name.endsWith('.tmp'));
   expect(left).toEqual([fresh]);
+});
+
+it('lists a prefix from its folder, reading no folder beside it, and finds what a walk from the root finds', async () => {
+  const disk = nodeFolder(dir);
+  /** The folders read, each as its path joined by `/`. */
+  const read: string[] = [];
+  const counted: FolderFs = {
+    ...disk,
+    list: (path) => {
+      read.push(path.join('/'));
+      return disk.list(path);
+    },
+  };
+  const store = createDirectoryBlobStore(counted);
+  const long = `L${'X'.repeat(120)}`; // 242 characters encoded, over one name's 160: a chain
+  const keys = [
+    'spaces/Ab1/w-1/seg.1',
+    'spaces/Ab1/w-1/seg.2',
+    'spaces/Ab1/w-2/seg.1',
+    'spaces/Ab10/w-1/seg.1',
+    'spaces/ab1/w-1/seg.1',
+    `spaces/${long}/w-1/seg.1`,
+    `spaces/${long}y/w-1/seg.1`,
+    'top',
+  ];
+  for (const key of keys) await store.put(key, new Uint8Array([1]));
+  for (let i = 0; i < 50; i++) await store.put(`spaces/other-${i}/w/seg`, new Uint8Array([1]));
+  const all = await store.list('');
+  for (const prefix of [
+    'spaces/Ab1/',
+    'spaces/Ab1/w-1/',
+    'spaces/Ab1/w-1/seg.',
+    'spaces/Ab1',
+    'spaces/ab1/',
+    `spaces/${long}/`,
+    `spaces/${long}`,
+    'spaces/none/',
+    'spaces/',
+    'sp',
+    '',
+  ]) {
+    read.length = 0;
+    expect(await store.list(prefix)).toEqual(all.filter((key) => key.startsWith(prefix)));
+    // A prefix naming whole folders is read from there: neither the root nor `spaces` itself.
+    if (prefix.startsWith('spaces/') && prefix.lastIndexOf('/') > 'spaces'.length) {
+      expect(read).not.toContain('');
+      expect(read).not.toContain('spaces');
+    }
+  }
 });
