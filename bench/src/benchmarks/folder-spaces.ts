@@ -1,0 +1,130 @@
+// A data folder holding many spaces (spec 05 §14): an owner over folderStores makes N spaces,
+// each with a record and allowed to a host, then meets that host again (nothing changed) until
+// level in every space. Beside each figure, the same owner over memory stores in the same run:
+// making a space should cost about as much at the last hundred as at the first (each space's
+// mirror lists only its own folder), and a meeting a steady multiple of memory's.
+// Without fsync (sync: false), so the disk's flush time isn't what is measured.
+// Knob: MINCA_BENCH_FOLDER_SPACES (N, 1,000).
+import * as crypto from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createMemoryTransportPair,
+  createNode,
+  nodeCrypto,
+  type Peer,
+  SigningKey,
+  type StoreFactory,
+} from '@minca/core';
+import { directoryStores, folderStores } from '@minca/folder';
+import { memoryStores } from '@minca/memory';
+import { type Benchmark, median } from '../harness.js';
+
+const SPACES = Number(process.env.MINCA_BENCH_FOLDER_SPACES ?? 1000);
+const RUNS = 3;
+/** Bounds each wait. */
+const DEADLINE_MS = 300_000;
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  const start = performance.now();
+  while (!done()) {
+    if (performance.now() - start > DEADLINE_MS) throw new Error(`${what} did not happen`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+interface Measured {
+  /** ms a space, making the first hundred and the last. */
+  firstMs: number;
+  lastMs: number;
+  /** CPU ms of each meeting again, both nodes. */
+  meetings: number[];
+}
+
+/** Makes {@link SPACES} spaces on an owner over `stores`, then meets a memory host again. */
+async function measure(stores: StoreFactory): Promise<Measured> {
+  const hostKey = SigningKey.generate();
+  const host = await createNode({ stores: memoryStores(), key: hostKey, holding: {} });
+  const owner = await createNode({ stores, crypto: nodeCrypto(crypto) });
+  const ids: string[] = [];
+  const hundred = Math.min(100, SPACES);
+  const out: Measured = { firstMs: 0, lastMs: 0, meetings: [] };
+  try {
+    let start = performance.now();
+    for (let i = 0; i < SPACES; i++) {
+      if (i === SPACES - hundred) start = performance.now();
+      const { id } = await owner.spaces.create();
+      await owner.records.put(id, 'app.note', { text: `space ${i}` });
+      await owner.spaces.allowHolder(id, hostKey.did, 'host');
+      ids.push(id);
+      if (i === hundred - 1) out.firstMs = (performance.now() - start) / hundred;
+    }
+    out.lastMs = (performance.now() - start) / hundred;
+    const link = (): Peer => {
+      const [x, y] = createMemoryTransportPair();
+      const peer = owner.connect(x);
+      host.connect(y);
+      return peer;
+    };
+    const level = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
+    let peer = link();
+    await until(() => level(peer), 'the first meeting');
+    for (let run = 0; run < RUNS; run++) {
+      peer.close();
+      // The host's end hears of the close before the owner connects again.
+      await new Promise((r) => setTimeout(r, 100));
+      const cpu = process.cpuUsage();
+      peer = link();
+      await until(() => level(peer), 'the meeting again');
+      const used = process.cpuUsage(cpu);
+      out.meetings.push((used.user + used.system) / 1000);
+    }
+    return out;
+  } finally {
+    await owner.close();
+    await host.close();
+  }
+}
+
+const bench: Benchmark = {
+  name: 'folder-spaces',
+  async run() {
+    const memory = await measure(memoryStores());
+    const base = await mkdtemp(join(tmpdir(), 'minca-bench-folder-spaces-'));
+    let folder: Measured;
+    try {
+      const local = directoryStores(join(base, 'local'), { sync: false });
+      const stores = folderStores(join(base, 'folder'), {
+        localKey: crypto.randomBytes(32),
+        local,
+        sync: false,
+      });
+      try {
+        folder = await measure(stores);
+      } finally {
+        await stores.close();
+        await local.close?.();
+      }
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+    const n = SPACES.toLocaleString('en-US');
+    const meeting = (m: Measured) => (1000 * median(m.meetings)) / SPACES;
+    return [
+      {
+        name: `making ${n} spaces in a data folder: the last hundred, a space`,
+        value: folder.lastMs,
+        unit: 'ms',
+        note: `${(folder.lastMs / folder.firstMs).toFixed(2)}× the first hundred's (${folder.firstMs.toFixed(1)} ms); memory stores ${memory.lastMs.toFixed(1)} ms`,
+      },
+      {
+        name: `… meeting its host again, nothing changed: CPU a space, both nodes`,
+        value: meeting(folder),
+        unit: 'µs',
+        note: `${(meeting(folder) / meeting(memory)).toFixed(2)}× memory stores' (${meeting(memory).toFixed(0)} µs)`,
+      },
+    ];
+  },
+};
+export default bench;
