@@ -14,10 +14,11 @@ export interface KeyTreeOptions {
   /** Called with the path of each `<name>.<uuid>.tmp` file found, and its uuid. */
   onTemp?: (path: string[], uuid: string) => void;
   /**
-   * Also list the key a sync service's conflict copy of a file is a copy of (see
-   * conflict-names.ts), so a key held only in a conflict copy is still found.
+   * Find a sync service's conflict copies of files (see conflict-names.ts), each handed to
+   * `onConflict`. With `true` the key a copy is a copy of is listed too, so a key held only in
+   * a conflict copy is still found; with `'report'` only files' own keys are listed.
    */
-  withConflicts?: boolean;
+  withConflicts?: boolean | 'report';
   /** Called with each conflict copy found (with `withConflicts`): its path and the key it copies. */
   onConflict?: (path: string[], key: string) => void;
 }
@@ -74,7 +75,8 @@ export async function readKeyTree(
         const key = keySoFar + whole;
         // A copy's own key is longer than the key it copies: the caller checks the prefix.
         if (copyOf && mayMatch(key, prefix)) options.onConflict?.(path, key);
-        if (key.startsWith(prefix)) keys.push(key);
+        if (key.startsWith(prefix) && !(copyOf && options.withConflicts === 'report'))
+          keys.push(key);
       } else {
         const next = `${keySoFar}${whole}/`;
         if (mayMatch(next, prefix)) folders.push(() => walk(path, next, '', []));
