@@ -2,7 +2,8 @@
 // each with a record and allowed to a host, then meets that host again (nothing changed) until
 // level in every space. Beside each figure, the same owner over memory stores in the same run:
 // making a space should cost about as much at the last hundred as at the first (each space's
-// mirror lists only its own folder), and a meeting a steady multiple of memory's.
+// mirror lists only its own folder), and a meeting a steady multiple of memory's. Last, the
+// CPU the open spaces take while nothing happens (each space's mirror pulls every 2 s).
 // Without fsync (sync: false), so the disk's flush time isn't what is measured.
 // Knob: MINCA_BENCH_FOLDER_SPACES (N, 1,000).
 import * as crypto from 'node:crypto';
@@ -23,6 +24,8 @@ import { type Benchmark, median } from '../harness.js';
 
 const SPACES = Number(process.env.MINCA_BENCH_FOLDER_SPACES ?? 1000);
 const RUNS = 3;
+/** How long each of the {@link RUNS} times the spaces are left open and idle is. */
+const IDLE_MS = 10_000;
 /** Bounds each wait. */
 const DEADLINE_MS = 300_000;
 
@@ -40,6 +43,8 @@ interface Measured {
   lastMs: number;
   /** CPU ms of each meeting again, both nodes. */
   meetings: number[];
+  /** The share of one core's time taken with every space open and nothing happening. */
+  idle: number;
 }
 
 /** Makes {@link SPACES} spaces on an owner over `stores`, then meets a memory host again. */
@@ -49,7 +54,7 @@ async function measure(stores: StoreFactory): Promise<Measured> {
   const owner = await createNode({ stores, crypto: nodeCrypto(crypto) });
   const ids: string[] = [];
   const hundred = Math.min(100, SPACES);
-  const out: Measured = { firstMs: 0, lastMs: 0, meetings: [] };
+  const out: Measured = { firstMs: 0, lastMs: 0, meetings: [], idle: 0 };
   try {
     let start = performance.now();
     for (let i = 0; i < SPACES; i++) {
@@ -80,6 +85,16 @@ async function measure(stores: StoreFactory): Promise<Measured> {
       const used = process.cpuUsage(cpu);
       out.meetings.push((used.user + used.system) / 1000);
     }
+    peer.close();
+    // Every space still open (they close after 5 idle minutes): each pulls every 2 s.
+    const idle: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const cpu = process.cpuUsage();
+      await new Promise((r) => setTimeout(r, IDLE_MS));
+      const used = process.cpuUsage(cpu);
+      idle.push((used.user + used.system) / 1000 / IDLE_MS);
+    }
+    out.idle = median(idle);
     return out;
   } finally {
     await owner.close();
@@ -123,6 +138,12 @@ const bench: Benchmark = {
         value: meeting(folder),
         unit: 'µs',
         note: `${(meeting(folder) / meeting(memory)).toFixed(2)}× memory stores' (${meeting(memory).toFixed(0)} µs)`,
+      },
+      {
+        name: `… every space open and idle, pulling every 2 s: CPU of one core`,
+        value: folder.idle * 100,
+        unit: '%',
+        note: `memory stores ${(memory.idle * 100).toFixed(2)}%`,
       },
     ];
   },
