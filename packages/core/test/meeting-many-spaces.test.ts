@@ -9,7 +9,12 @@ import { openStore, REGISTRY_PATH } from '../src/node/open-store.js';
 import type { MincaNode } from '../src/node.js';
 import { Registry } from '../src/registry.js';
 import { ConnectionBudget } from '../src/sync/budget.js';
-import type { Message } from '../src/sync/messages.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  MAX_FRAME_BYTES,
+  type Message,
+} from '../src/sync/messages.js';
 import type { Peer } from '../src/sync/peer.js';
 import { type OfferChannel, SpaceOffers } from '../src/sync/space-offers.js';
 import type { SyncHost } from '../src/sync/sync-host.js';
@@ -94,6 +99,34 @@ describe('meeting a peer with many spaces', () => {
     // The facts read once for all (the node lists its keyed spaces once an offer, not once a
     // part), and each space's key once.
     expect(asked).toEqual([{ credentials: ids }, ...ids.map((key) => ({ key }))]);
+  });
+
+  it('an offer of 10,000 spaces with proofs and probes fits a frame, with the credentials that fit', async () => {
+    const ids = Array.from({ length: 10_000 }, () => randomId());
+    const probed = Array.from({ length: 10_000 }, () => randomId());
+    const access = SigningKey.generate();
+    // A credential as large as one gets: 256 of them would take the offer past 2 MiB.
+    const credential = new Uint8Array(600).fill(1);
+    const host = {
+      did: SigningKey.generate().did,
+      spacesFor: async () => ids,
+      offerFacts: async (spaces: readonly string[]) =>
+        spaces.map(() => ({ shown: [credential], accessKey: async () => access })),
+      probeKeys: async () => probed.map((id) => [id, new Uint8Array(32).fill(7)]),
+    } as unknown as SyncHost;
+    const sent: Message[] = [];
+    await new SpaceOffers(host, channelTo(sent)).offer();
+    expect(sent).toHaveLength(1);
+    const offer = sent[0] as Extract<Message, { t: 'spaces' }>;
+    expect(offer.s).toHaveLength(10_000);
+    expect(offer.p).toHaveLength(10_000);
+    expect(offer.m).toHaveLength(10_000);
+    // As many credentials as the frame has room for: some, not all 256.
+    expect(offer.a!.length).toBeGreaterThan(100);
+    expect(offer.a!.length).toBeLessThan(256);
+    const frame = encodeMessage(offer);
+    expect(frame.length).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+    expect(decodeMessage(frame)).toEqual(offer);
   });
 
   it('derives the probe keys of only the spaces it neither names nor probed', async () => {

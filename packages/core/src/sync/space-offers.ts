@@ -5,13 +5,20 @@
  */
 
 import { toHex } from '../bytes.js';
+import { encodeCbor } from '../encoding.js';
 import { MincaError } from '../errors.js';
 import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
 import { verifySignature } from '../keys.js';
 import type { Version } from '../version.js';
 import type { ConnectionBudget } from './budget.js';
 import { accessProofBytes, spaceProbe } from './handshake.js';
-import { MAX_REFUSAL_REASON, MAX_REFUSALS, MAX_SPACES, type Message } from './messages.js';
+import {
+  MAX_FRAME_BYTES,
+  MAX_REFUSAL_REASON,
+  MAX_REFUSALS,
+  MAX_SPACES,
+  type Message,
+} from './messages.js';
 import type { OfferedSpace, SpaceOfferFacts, SyncHost } from './sync-host.js';
 
 /** Credentials one `spaces` message carries. */
@@ -37,6 +44,23 @@ export interface OfferChannel {
   readonly budget: ConnectionBudget;
   /** The spaces the peer's certificates limit it to, if they do. */
   readonly limit?: readonly string[];
+}
+
+/**
+ * The first of `credentials`, at most {@link MAX_CREDENTIALS}, that fit in `room` bytes of a
+ * frame: the names, proofs and probes of a full offer are 2.0 MB of its 2 MiB, and 256 large
+ * credentials would take it over.
+ */
+function fitting(credentials: readonly Uint8Array[], room: number): Uint8Array[] {
+  // The `a` key and its list's header; then each byte string's header, at most 5 bytes.
+  let left = room - 16;
+  const out: Uint8Array[] = [];
+  for (const credential of credentials) {
+    left -= credential.length + 5;
+    if (out.length === MAX_CREDENTIALS || left < 0) break;
+    out.push(credential);
+  }
+  return out;
 }
 
 export class SpaceOffers {
@@ -107,17 +131,17 @@ export class SpaceOffers {
       this.#offered.size > 0
     )
       return;
-    const a = credentials.slice(0, MAX_CREDENTIALS);
     // More refusals than one message carries go in messages of their own after it.
     const r = refused.slice(0, MAX_REFUSALS);
-    this.channel.send({
+    const offer: Extract<Message, { t: 'spaces' }> = {
       t: 'spaces',
       s: spaces,
-      ...(a.length > 0 ? { a } : {}),
       ...(proofs.length > 0 ? { p: proofs } : {}),
       ...(probes.length > 0 ? { m: probes } : {}),
       ...(r.length > 0 ? { r } : {}),
-    });
+    };
+    const a = fitting(credentials, MAX_FRAME_BYTES - encodeCbor(offer).length);
+    this.channel.send(a.length > 0 ? { ...offer, a } : offer);
     for (let at = MAX_REFUSALS; at < refused.length; at += MAX_REFUSALS)
       this.channel.send({ t: 'spaces', s: [], r: refused.slice(at, at + MAX_REFUSALS) });
   }
