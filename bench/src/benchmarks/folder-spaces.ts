@@ -10,32 +10,16 @@ import * as crypto from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createMemoryTransportPair,
-  createNode,
-  nodeCrypto,
-  type Peer,
-  SigningKey,
-  type StoreFactory,
-} from '@minca/core';
+import { createNode, nodeCrypto, SigningKey, type StoreFactory } from '@minca/core';
 import { directoryStores, folderStores } from '@minca/folder';
 import { memoryStores } from '@minca/memory';
 import { type Benchmark, median } from '../harness.js';
+import { cpuMsSince, levelIn, link, until } from '../meeting.js';
 
 const SPACES = Number(process.env.MINCA_BENCH_FOLDER_SPACES ?? 1000);
 const RUNS = 3;
 /** How long each of the {@link RUNS} times the spaces are left open and idle is. */
 const IDLE_MS = 10_000;
-/** Bounds each wait. */
-const DEADLINE_MS = 300_000;
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  const start = performance.now();
-  while (!done()) {
-    if (performance.now() - start > DEADLINE_MS) throw new Error(`${what} did not happen`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 interface Measured {
   /** ms a space, making the first hundred and the last. */
@@ -66,24 +50,16 @@ async function measure(stores: StoreFactory): Promise<Measured> {
       if (i === hundred - 1) out.firstMs = (performance.now() - start) / hundred;
     }
     out.lastMs = (performance.now() - start) / hundred;
-    const link = (): Peer => {
-      const [x, y] = createMemoryTransportPair();
-      const peer = owner.connect(x);
-      host.connect(y);
-      return peer;
-    };
-    const level = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
-    let peer = link();
-    await until(() => level(peer), 'the first meeting');
+    let peer = link(owner, host);
+    await until(() => levelIn(peer, ids), 'the first meeting');
     for (let run = 0; run < RUNS; run++) {
       peer.close();
       // The host's end hears of the close before the owner connects again.
       await new Promise((r) => setTimeout(r, 100));
       const cpu = process.cpuUsage();
-      peer = link();
-      await until(() => level(peer), 'the meeting again');
-      const used = process.cpuUsage(cpu);
-      out.meetings.push((used.user + used.system) / 1000);
+      peer = link(owner, host);
+      await until(() => levelIn(peer, ids), 'the meeting again');
+      out.meetings.push(cpuMsSince(cpu));
     }
     peer.close();
     // Every space still open (they close after 5 idle minutes): each pulls every 2 s.
@@ -91,8 +67,7 @@ async function measure(stores: StoreFactory): Promise<Measured> {
     for (let run = 0; run < RUNS; run++) {
       const cpu = process.cpuUsage();
       await new Promise((r) => setTimeout(r, IDLE_MS));
-      const used = process.cpuUsage(cpu);
-      idle.push((used.user + used.system) / 1000 / IDLE_MS);
+      idle.push(cpuMsSince(cpu) / IDLE_MS);
     }
     out.idle = median(idle);
     return out;

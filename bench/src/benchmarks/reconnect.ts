@@ -10,39 +10,15 @@
 // its space closes for the next, and starts again.
 // Knob: MINCA_BENCH_RECONNECT_SPACES (the larger N, 2,000; the smaller is a quarter of it).
 import * as crypto from 'node:crypto';
-import {
-  createMemoryTransportPair,
-  createNode,
-  type MincaNode,
-  nodeCrypto,
-  type Peer,
-  SigningKey,
-} from '@minca/core';
+import { createNode, nodeCrypto, SigningKey } from '@minca/core';
 import { TestAccount } from '@minca/core/testing';
 import { memoryStores } from '@minca/memory';
 import { type Benchmark, median } from '../harness.js';
+import { cpuMsSince, levelIn, link, until } from '../meeting.js';
 
 const LARGE = Number(process.env.MINCA_BENCH_RECONNECT_SPACES ?? 2000);
 const SMALL = Math.round(LARGE / 4);
 const RUNS = 3;
-/** Bounds each wait. */
-const DEADLINE_MS = 300_000;
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  const start = performance.now();
-  while (!done()) {
-    if (performance.now() - start > DEADLINE_MS) throw new Error(`${what} did not happen`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** A connection between `owner` and `host`; the owner's end. */
-function link(owner: MincaNode, host: MincaNode): Peer {
-  const [x, y] = createMemoryTransportPair();
-  const peer = owner.connect(x);
-  host.connect(y);
-  return peer;
-}
 
 interface Meeting {
   ms: number;
@@ -75,9 +51,8 @@ async function reconnects(count: number): Promise<{ level: Meeting[]; changed: M
       await owner.spaces.allowHolder(id, fleet.did, 'host');
       ids.push(id);
     }
-    const level = (peer: Peer) => ids.every((id) => peer.status(id)?.level === true);
     let peer = link(owner, host);
-    await until(() => held === count && level(peer), 'the first fill');
+    await until(() => held === count && levelIn(peer, ids), 'the first fill');
     for (const kind of ['level', 'changed'] as const) {
       for (let run = 0; run < RUNS; run++) {
         peer.close();
@@ -88,9 +63,8 @@ async function reconnects(count: number): Promise<{ level: Meeting[]; changed: M
         const cpu = process.cpuUsage();
         const start = performance.now();
         peer = link(owner, host);
-        await until(() => level(peer), 'the reconnect');
-        const used = process.cpuUsage(cpu);
-        out[kind].push({ ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 });
+        await until(() => levelIn(peer, ids), 'the reconnect');
+        out[kind].push({ ms: performance.now() - start, cpuMs: cpuMsSince(cpu) });
       }
     }
     return out;
