@@ -1,9 +1,9 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { FolderFs } from '../src/folder-fs.ts';
-import { createDirectoryBlobStore, nodeFolder } from '../src/node.ts';
+import { createDirectoryBlobStore } from '../src/node.ts';
 import { timeUuid } from '../src/time-uuid.ts';
+import { countingFolder } from './counting-folder.ts';
 import { tempDir } from './temp-dir.ts';
 
 let dir: string;
@@ -47,16 +47,7 @@ it('lists no conflict copies, temp files or strangers', async () => {
 });
 
 it('lists a prefix from its folder, reading no folder beside it, and finds what a walk from the root finds', async () => {
-  const disk = nodeFolder(dir);
-  /** The folders read, each as its path joined by `/`. */
-  const read: string[] = [];
-  const counted: FolderFs = {
-    ...disk,
-    list: (path) => {
-      read.push(path.join('/'));
-      return disk.list(path);
-    },
-  };
+  const { fs: counted, read } = countingFolder(dir);
   const store = createDirectoryBlobStore(counted);
   const long = `L${'X'.repeat(120)}`; // 242 characters encoded, over one name's 160: a chain
   const keys = [

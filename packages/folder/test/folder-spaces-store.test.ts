@@ -1,11 +1,11 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { FolderFs } from '../src/folder-fs.ts';
 import { folderSpacesStore } from '../src/folder-spaces-store.ts';
 import { nodeFolder } from '../src/node.ts';
 import { conflictCopyName } from '../src/testing/sync-service.ts';
 import { timeUuid } from '../src/time-uuid.ts';
+import { countingFolder } from './counting-folder.ts';
 import { tempDir } from './temp-dir.ts';
 
 let dir: string;
@@ -43,16 +43,7 @@ it('lists conflict copies beside their file, reads and deletes them', async () =
 });
 
 it("lists a space's files and their copies in one walk of its folders, clearing stale temp files", async () => {
-  const disk = nodeFolder(dir);
-  /** The folders read, each as its path joined by `/`. */
-  const read: string[] = [];
-  const counted: FolderFs = {
-    ...disk,
-    list: (path) => {
-      read.push(path.join('/'));
-      return disk.list(path);
-    },
-  };
+  const { fs: counted, read } = countingFolder(dir);
   const store = folderSpacesStore(counted, { sync: false });
   await store.put(segment, new Uint8Array([1]));
   await store.put('other/wr/0000000001-0123456789abcdef', new Uint8Array([1]));
