@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomId } from '../src/ids.js';
 import { SigningKey } from '../src/keys.js';
+import { LruBodyCache } from '../src/lru.js';
 import { randomKey } from '../src/seal.js';
 import { Store } from '../src/store.js';
 import { cursorOf, PULL_PAGE_BYTES, pullPage } from '../src/sync/collection-pull.js';
@@ -76,5 +77,46 @@ describe('what a peer is sent', () => {
     const next = await pullPage(store, 'app.post', cursorOf(posts[first.length - 1]!));
     expect(next[0]).toEqual(sent([posts[first.length]!])[0]);
     expect(await pullPage(store, 'app.post', cursorOf(posts.at(-1)!))).toEqual([]);
+  });
+
+  it('reads for a peer past the body cache what the cache could not hold', async () => {
+    const posts = await versions('app.post', 40);
+    const { adapter } = await storeOf(posts);
+    const cache = new LruBodyCache(3);
+    // Opened again, as after a restart: nothing of the versions is cached.
+    const store = await Store.open(adapter, { bodyCache: cache });
+    // A collection larger than the cache: its pages are read past it.
+    expect(await pullPage(store, 'app.post', undefined)).toEqual(sent(posts));
+    expect(cache.size).toBe(0);
+    // A want of as many as it holds is read through it and kept: post 2 the one used longest ago.
+    const few = [posts[2]!, posts[1]!, posts[0]!];
+    const wanted = few.map((v) => v.id);
+    expect(await outgoing(store, wanted)).toEqual(sent(few));
+    expect(few.every((v) => cache.peek(v.id) !== undefined)).toBe(true);
+    // More than it holds neither adds bodies nor counts the cached ones as used...
+    expect(
+      await outgoing(
+        store,
+        posts.slice(0, 4).map((v) => v.id),
+      ),
+    ).toEqual(sent(posts.slice(0, 4)));
+    expect(cache.size).toBe(3);
+    // ...so the next body kept pushes out post 2, not post 0 (which that read had last).
+    await outgoing(store, [posts[3]!.id]);
+    expect([0, 1, 2, 3].map((i) => cache.peek(posts[i]!.id) !== undefined)).toEqual([
+      true,
+      true,
+      false,
+      true,
+    ]);
+  });
+
+  it('keeps the pages of a collection the body cache can hold', async () => {
+    const posts = await versions('app.post', 40);
+    const { adapter } = await storeOf(posts);
+    const cache = new LruBodyCache(40);
+    const store = await Store.open(adapter, { bodyCache: cache });
+    expect(await pullPage(store, 'app.post', undefined)).toEqual(sent(posts));
+    expect(posts.every((v) => cache.peek(v.id) !== undefined)).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ import { type NegentropySnapshot, snapshotItems } from '../negentropy/set.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
 import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE, VERS_MESSAGE_BYTES } from './messages.js';
-import { type Outgoing, outgoing } from './outgoing.js';
+import { fitsCache, type Outgoing, outgoing } from './outgoing.js';
 import { STALE_MS } from './pacing.js';
 import type { SyncChannel } from './reconciliation.js';
 
@@ -74,13 +74,17 @@ export async function pullPage(
   collection: string,
   after: Uint8Array | undefined,
 ): Promise<Outgoing[]> {
-  const ids = idsAfter(store.syncSet(collection), after, MAX_VERSIONS_PER_MESSAGE);
+  const set = store.syncSet(collection);
+  const ids = idsAfter(set, after, MAX_VERSIONS_PER_MESSAGE);
+  // A collection the cache can hold may well be pulled again (a host's devices catching up on
+  // one space); pages of a larger one are read past it (a device joining 100,000 versions).
+  const keep = fitsCache(store, set.size);
   // Pages in flight are what a joining device holds at once.
   const budget = PULL_PAGE_BYTES;
   const page: Outgoing[] = [];
   let size = 0;
   for (let at = 0; at < ids.length; at += READ_BATCH) {
-    for (const v of await outgoing(store, ids.slice(at, at + READ_BATCH), collection)) {
+    for (const v of await outgoing(store, ids.slice(at, at + READ_BATCH), collection, keep)) {
       if (size + v.bytes.length + 8 > budget) return page;
       page.push(v);
       size += v.bytes.length + 8;
