@@ -326,6 +326,15 @@ export class Store {
     return this.#bodies.capacity;
   }
 
+  /**
+   * Whether `count` bodies fit in the body cache. A read of more (a listing, a page for a peer)
+   * goes past it: cached, they would only push each other, and the bodies in use, out before
+   * they were read again.
+   */
+  fitsBodyCache(count: number): boolean {
+    return count <= (this.#bodies.capacity ?? Number.POSITIVE_INFINITY);
+  }
+
   async getVersion(id: string): Promise<Version | undefined> {
     return (await this.getVersions([id]))[0];
   }

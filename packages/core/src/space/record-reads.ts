@@ -149,7 +149,7 @@ async function readRecords(
   const membership = await space.membership();
   // A listing of more than the body cache holds would only push its own bodies (and every
   // other) out before the next listing reached them: it reads past the cache.
-  const keep = !(Math.min(ids.length, limit) > (space.store.bodyCacheCapacity ?? Infinity));
+  const keep = space.store.fitsBodyCache(Math.min(ids.length, limit));
   const out: MincaRecord[] = [];
   const queue: Array<{ size: number; read: Promise<MincaRecord[]> }> = [];
   /** Records read or on their way. */

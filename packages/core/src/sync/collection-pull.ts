@@ -11,7 +11,7 @@ import { type NegentropySnapshot, snapshotItems } from '../negentropy/set.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
 import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE, VERS_MESSAGE_BYTES } from './messages.js';
-import { fitsCache, type Outgoing, outgoing } from './outgoing.js';
+import { type Outgoing, outgoing } from './outgoing.js';
 import { STALE_MS } from './pacing.js';
 import type { SyncChannel } from './reconciliation.js';
 
@@ -78,7 +78,7 @@ export async function pullPage(
   const ids = idsAfter(set, after, MAX_VERSIONS_PER_MESSAGE);
   // A collection the cache can hold may well be pulled again (a host's devices catching up on
   // one space); pages of a larger one are read past it (a device joining 100,000 versions).
-  const keep = fitsCache(store, set.size);
+  const keep = store.fitsBodyCache(set.size);
   // Pages in flight are what a joining device holds at once.
   const budget = PULL_PAGE_BYTES;
   const page: Outgoing[] = [];

@@ -16,15 +16,14 @@ export interface Outgoing {
 /**
  * The versions of `ids` the store holds, in order, with the collection each is of: `collection`
  * when they are all of one (a pull's page, or a push, read from its sync set), else the one
- * holding it. Read through the body cache only if `keep` (by default, when the cache holds as
- * many): more would only push each other, and the bodies in use, out before they were read
- * again, at a copy and a cache update each.
+ * holding it. Read through the body cache only if `keep`: by default, when the cache holds as
+ * many.
  */
 export async function outgoing(
   store: Store,
   ids: readonly string[],
   collection?: string,
-  keep = fitsCache(store, ids.length),
+  keep = store.fitsBodyCache(ids.length),
 ): Promise<Outgoing[]> {
   const bytes = await store.getVersionBytes(ids, { keep });
   const names = collection === undefined ? store.collectionNames() : [];
@@ -37,10 +36,6 @@ export async function outgoing(
   });
   return out;
 }
-
-/** Whether `count` bodies fit in the store's body cache. */
-export const fitsCache = (store: Store, count: number) =>
-  count <= (store.bodyCacheCapacity ?? Number.POSITIVE_INFINITY);
 
 /**
  * `versions` of space `space` packed into `vers` messages of up to {@link VERS_MESSAGE_BYTES}
