@@ -39,6 +39,17 @@ async function storeOf(held: Version[]) {
   return { store, adapter };
 }
 
+/**
+ * 40 posts in a store opened again (as after a restart: none of them cached) with a body cache
+ * of `capacity`.
+ */
+async function cachedPosts(capacity: number) {
+  const posts = await versions('app.post', 40);
+  const { adapter } = await storeOf(posts);
+  const cache = new LruBodyCache(capacity);
+  return { posts, cache, store: await Store.open(adapter, { bodyCache: cache }) };
+}
+
 const sent = (versions: Version[]) =>
   versions.map((v) => ({ id: v.id, collection: v.collection, bytes: v.bytes }));
 
@@ -80,11 +91,7 @@ describe('what a peer is sent', () => {
   });
 
   it('reads for a peer past the body cache what the cache could not hold', async () => {
-    const posts = await versions('app.post', 40);
-    const { adapter } = await storeOf(posts);
-    const cache = new LruBodyCache(3);
-    // Opened again, as after a restart: nothing of the versions is cached.
-    const store = await Store.open(adapter, { bodyCache: cache });
+    const { posts, store, cache } = await cachedPosts(3);
     // A collection larger than the cache: its pages are read past it.
     expect(await pullPage(store, 'app.post', undefined)).toEqual(sent(posts));
     expect(cache.size).toBe(0);
@@ -109,10 +116,7 @@ describe('what a peer is sent', () => {
   });
 
   it('keeps the pages of a collection the body cache can hold', async () => {
-    const posts = await versions('app.post', 40);
-    const { adapter } = await storeOf(posts);
-    const cache = new LruBodyCache(40);
-    const store = await Store.open(adapter, { bodyCache: cache });
+    const { posts, store, cache } = await cachedPosts(40);
     expect(await pullPage(store, 'app.post', undefined)).toEqual(sent(posts));
     expect(posts.every((v) => cache.peek(v.id) !== undefined)).toBe(true);
   });
