@@ -1,7 +1,7 @@
 /** `createDirectoryBlobStore`: a blob store over a folder, one file per key. */
 import { assertBlobFolder, assertBlobKey, assertBlobRange, type BlobStore } from '@minca/core';
 import { folderPath, keyPath } from './file-names.js';
-import { isStale, removeAndPrune } from './folder-fs.js';
+import { removeAndPrune, staleTemps } from './folder-fs.js';
 import { readFolderParts } from './folder-parts.js';
 import { type FolderSource, toFolderFs } from './folder-source.js';
 import { readKeyTree } from './key-tree.js';
@@ -55,13 +55,9 @@ export function createDirectoryBlobStore(
     },
     async list(prefix) {
       if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
-      // A put still on its way has a fresh temp file; one a crash left is cleared here.
-      const stale: string[][] = [];
-      const keys = await readKeyTree(fs, [], {
-        prefix,
-        onTemp: (path, uuid) => isStale(uuid) && stale.push(path),
-      });
-      await Promise.all(stale.map((path) => fs.removeFile(path)));
+      const temps = staleTemps(fs);
+      const keys = await readKeyTree(fs, [], { prefix, onTemp: temps.onTemp });
+      await temps.clear();
       return keys.sort();
     },
     async listFolders(prefix) {

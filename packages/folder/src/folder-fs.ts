@@ -63,6 +63,20 @@ export function isStale(uuid: string, now: number = Date.now()): boolean {
   return made === undefined || now - made > STALE_MS;
 }
 
+/**
+ * For a listing's walk: `onTemp` gathers the temp files a crash left (a put still on its way has
+ * a fresh one, left alone), and `clear()`, once the walk is done, removes them.
+ */
+export function staleTemps(fs: FolderFs) {
+  const stale: string[][] = [];
+  return {
+    onTemp: (path: string[], uuid: string) => {
+      if (isStale(uuid)) stale.push(path);
+    },
+    clear: () => Promise.all(stale.map((path) => fs.removeFile(path))),
+  };
+}
+
 /** Leftovers of an interrupted write: `<name>.<uuid>.tmp`. */
 export const TEMP_NAME = /\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.tmp$/;
 

@@ -9,7 +9,7 @@ import { assertBlobKey, type BlobStore, hashId } from '@minca/core';
 import { conflictOf } from './conflict-names.js';
 import { createDirectoryBlobStore } from './directory-blob-store.js';
 import { keyPath } from './file-names.js';
-import { type FolderFs, isStale } from './folder-fs.js';
+import { type FolderFs, staleTemps } from './folder-fs.js';
 import { readKeyTree } from './key-tree.js';
 
 const COPY_KEY = /^(.+)\.conflict-([0-9a-f]{16})$/;
@@ -55,15 +55,14 @@ export function folderSpacesStore(fs: FolderFs, options: { sync: boolean }): Blo
       if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
       // One walk for the files and their copies: each open space lists its own at every pull.
       const copies: string[] = [];
-      const stale: string[][] = [];
+      const temps = staleTemps(fs);
       const found = await readKeyTree(fs, [], {
         prefix,
         withConflicts: 'report',
         onConflict: (path, key) => copies.push(`${key}.conflict-${nameHash(path.at(-1)!)}`),
-        // A put still on its way has a fresh temp file; one a crash left is cleared here.
-        onTemp: (path, uuid) => isStale(uuid) && stale.push(path),
+        onTemp: temps.onTemp,
       });
-      await Promise.all(stale.map((path) => fs.removeFile(path)));
+      await temps.clear();
       const keys = new Set(found);
       for (const copy of copies) {
         if (copy.startsWith(prefix) && copy.split('/').at(-1)!.length <= 200) keys.add(copy);
