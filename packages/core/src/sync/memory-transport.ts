@@ -19,7 +19,9 @@ class MemoryEnd implements Transport {
   peer!: MemoryEnd;
   #closed = false;
   /** What is on its way to the peer, in order, each with when it may arrive. */
-  readonly #inFlight: Array<{ at: number; deliver: () => void; hangUp?: true }> = [];
+  readonly #inFlight: Array<{ at: number; bytes: number; deliver: () => void; hangUp?: true }> = [];
+  /** Bytes of the messages in {@link #inFlight}. */
+  #inFlightBytes = 0;
   #draining = false;
   /** Whether this end stopped reading: its peer's messages wait on the peer's side. */
   #paused = false;
@@ -30,10 +32,15 @@ class MemoryEnd implements Transport {
     return this.#closed;
   }
 
+  /** Bytes sent and not yet read by the peer: they wait here while it is paused. */
+  get buffered(): number {
+    return this.#inFlightBytes;
+  }
+
   send(message: Uint8Array): void {
     if (this.#closed) throw new MincaError('closed', 'the transport is closed');
     const copy = message.slice();
-    this.#enqueue(() => {
+    this.#enqueue(copy.length, () => {
       if (!this.peer.#closed) this.peer.onMessage?.(copy);
     });
   }
@@ -53,14 +60,15 @@ class MemoryEnd implements Transport {
     this.#closed = true;
     this.onClose?.(reason);
     // The peer hears of it after what was already sent to it.
-    this.#enqueue(() => this.peer.#hangUp(reason), true);
+    this.#enqueue(0, () => this.peer.#hangUp(reason), true);
   }
 
   /** One timer at a time drains the queue, so messages arrive in the order they were sent. */
-  #enqueue(deliver: () => void, hangUp?: true): void {
+  #enqueue(bytes: number, deliver: () => void, hangUp?: true): void {
     const delay =
       typeof this.options.delay === 'function' ? this.options.delay() : (this.options.delay ?? 0);
-    this.#inFlight.push({ at: Date.now() + delay, deliver, ...(hangUp ? { hangUp } : {}) });
+    this.#inFlight.push({ at: Date.now() + delay, bytes, deliver, ...(hangUp ? { hangUp } : {}) });
+    this.#inFlightBytes += bytes;
     if (!this.#draining) this.#drain();
   }
 
@@ -87,6 +95,7 @@ class MemoryEnd implements Transport {
             // gets to handle what came before it.
             if (message.at > now || (message.hangUp && delivered > 0)) break;
             delivered++;
+            this.#inFlightBytes -= message.bytes;
             message.deliver();
           }
         } finally {

@@ -19,6 +19,12 @@ export interface Transport {
   pause?(): void;
   /** Delivers messages again after {@link pause}. */
   resume?(): void;
+  /**
+   * Bytes handed to {@link send} and not yet passed on to the network or the peer, optional:
+   * where it is told, answers wait while it is large (spec 05 §10.1), so a peer that asks and
+   * does not read can't make this side hold everything it asked for.
+   */
+  readonly buffered?: number;
   /** Closes the transport; the peer's `onClose` is told `reason`. */
   close(reason?: string): void;
   readonly closed: boolean;

@@ -10,6 +10,8 @@ import type { Transport } from './transport.js';
 export interface WebSocketLike {
   binaryType: string;
   readonly readyState: number;
+  /** Bytes sent and not yet passed to the network (both have it; a stand-in may not). */
+  readonly bufferedAmount?: number;
   send(data: Uint8Array): void;
   close(code?: number, reason?: string): void;
   onopen: ((event: unknown) => void) | null;
@@ -74,6 +76,7 @@ function toBytes(data: unknown): Uint8Array | undefined {
 export function createWebSocketTransport(socket: WebSocketLike): Transport {
   let closed = false;
   const queue: Uint8Array[] = [];
+  let queuedBytes = 0;
   socket.binaryType = 'arraybuffer';
   const transport: Transport = {
     onMessage: undefined,
@@ -81,10 +84,16 @@ export function createWebSocketTransport(socket: WebSocketLike): Transport {
     get closed() {
       return closed;
     },
+    get buffered() {
+      return (socket.bufferedAmount ?? 0) + queuedBytes;
+    },
     send(message) {
       if (closed) throw new MincaError('closed', 'the transport is closed');
       if (socket.readyState === OPEN) socket.send(message);
-      else queue.push(message.slice());
+      else {
+        queue.push(message.slice());
+        queuedBytes += message.length;
+      }
     },
     // Where the socket can stop reading, TCP's own flow control holds the sender back.
     pause() {
@@ -105,6 +114,7 @@ export function createWebSocketTransport(socket: WebSocketLike): Transport {
     transport.onClose?.(reason);
   };
   socket.onopen = () => {
+    queuedBytes = 0;
     for (const message of queue.splice(0)) socket.send(message);
   };
   socket.onmessage = ({ data }) => {
