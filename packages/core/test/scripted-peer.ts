@@ -61,6 +61,8 @@ export interface ScriptedPeer {
   closedWith(): string | undefined;
   /** Called with each message after it is recorded: a test's automatic answers. */
   onMessage: ((m: Message) => void) | undefined;
+  /** Stops (false) or starts again (true) reading what the node sends: it waits on its side. */
+  reading(on: boolean): void;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function scriptedPeer(
         ),
     closedWith: () => closedWith,
     onMessage: undefined,
+    reading: (on) => (on ? mine.resume?.() : mine.pause?.()),
   };
   mine.onMessage = (frame) => {
     const m = decodeMessage(frame);

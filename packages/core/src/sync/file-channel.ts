@@ -18,6 +18,8 @@ export interface FileConnection {
   /** Whether the connection shares `space` now. */
   shares(space: string): boolean;
   send(message: Message): void;
+  /** Resolves once the connection has room to send more (spec 05 §10.1). */
+  room(): Promise<void>;
   close(reason: string): void;
 }
 
@@ -82,6 +84,10 @@ export class PeerFileChannel implements FileChannel {
     const ask = { id: toHex(m.i), list: m.l, chunks: m.n };
     this.#serving = this.#serving
       .then(async () => {
+        // Chunks are read only once there is room to send them: a peer that asks and reads
+        // nothing gets its 16 requests queued, no more.
+        await this.connection.room();
+        if (this.connection.closed) return;
         const answer = (await this.service?.serve(m.s, ask, this)) ?? {
           chunks: m.n.map(() => null),
         };

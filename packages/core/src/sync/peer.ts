@@ -18,6 +18,7 @@ import { decodeMessage, encodeMessage, type Message } from './messages.js';
 import { HEARTBEAT_MS, HELLO_AFTER_TAKE_IN_MS, REOFFER_AFTER_MS } from './pacing.js';
 import { PeerAuth } from './peer-auth.js';
 import { PeerInbox } from './peer-inbox.js';
+import { PeerOutbox } from './peer-outbox.js';
 import { RestingSpaces } from './resting-spaces.js';
 import { SpaceOffers } from './space-offers.js';
 import { SpaceSync } from './space-sync.js';
@@ -69,6 +70,8 @@ export class Peer {
   readonly #endListeners = new Set<(reason: string) => void>();
   /** Messages are handled one at a time, in order; so is work timers start. */
   readonly #inbox: PeerInbox;
+  /** Answers wait here for room to be sent (spec 05 §10.1). */
+  readonly #outbox: PeerOutbox;
   readonly #ahead = new InboxAhead(
     (space) => !this.#closed && !!this.did && this.#linked.has(space),
     (space) => this.#syncs.get(space)?.space,
@@ -90,6 +93,7 @@ export class Peer {
         },
         shares: (space) => this.#linked.has(space),
         send: (m) => this.#send(m),
+        room: () => this.#outbox.room(),
         close: (reason) => this.close(reason),
       },
       host.files,
@@ -109,6 +113,13 @@ export class Peer {
         return peer.#closed;
       },
       receive: (frame, early) => this.#receive(frame, early),
+      close: (reason) => this.close(reason),
+    });
+    this.#outbox = new PeerOutbox(transport, {
+      get closed() {
+        return peer.#closed;
+      },
+      now: () => host.now(),
       close: (reason) => this.close(reason),
     });
     transport.onClose = (reason) => this.#finish(reason ?? 'the transport closed');
@@ -357,11 +368,22 @@ export class Peer {
 
   /** A sync for shared space `space`, just opened (again). */
   #attach(space: SpaceView): SpaceSync {
-    const sync = new SpaceSync(space, {
+    const sync: SpaceSync = new SpaceSync(space, {
       peer: this.did!,
       peerWriter: this.writer!,
       starter: this.#starter,
       send: (message) => this.#send(message),
+      answer: (make) =>
+        this.#outbox.answer(async () => {
+          // The space closed meanwhile: the peer's want goes stale and is asked again.
+          if (this.#syncs.get(space.id) !== sync) return;
+          try {
+            await make();
+          } catch (error) {
+            if (this.#syncs.get(space.id) === sync) throw error;
+          }
+        }),
+      room: () => this.#outbox.room(),
       now: () => this.host.now(),
       nextWant: () => this.#nextWant++,
       mayStart: () => this.#takeSlot(space.id),

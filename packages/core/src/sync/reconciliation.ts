@@ -30,6 +30,13 @@ export interface SyncChannel {
   /** Whether this side starts reconciling: the smaller writer DID does. */
   readonly starter: boolean;
   send(message: Message): void;
+  /**
+   * Makes an answer (versions asked for) once the connection has room to send it, after the
+   * answers queued before it (spec 05 §10.1); the message being handled does not wait for it.
+   */
+  answer(make: () => Promise<void>): void;
+  /** Resolves once the connection has room to send more (spec 05 §10.1). */
+  room(): Promise<void>;
   now(): number;
   /** A want number not used on this connection yet. */
   nextWant(): number;

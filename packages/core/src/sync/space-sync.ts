@@ -86,6 +86,8 @@ export class SpaceSync implements Reconciled {
   /** The fingerprint of that hello. */
   #syncedPrint: string | undefined;
   #peerHello: Hello | undefined;
+  /** Wants and pulls of the peer's whose answers wait for room to be sent. */
+  #answering = 0;
 
   constructor(
     readonly space: SpaceView,
@@ -141,11 +143,12 @@ export class SpaceSync implements Reconciled {
   }
 
   /**
-   * A session runs or ids are asked for: the space stays open. Versions waiting for a grant
+   * A session runs, ids are asked for or the peer's wants wait for their answers: the space
+   * stays open. Versions waiting for a grant
    * don't count: they were never stored, and a later session finds them again.
    */
   busy(): boolean {
-    return this.#reconciliation.running || this.fetching();
+    return this.#reconciliation.running || this.fetching() || this.#answering > 0;
   }
 
   /**
@@ -167,10 +170,7 @@ export class SpaceSync implements Reconciled {
       case 'vers':
         return this.#onVersions({ message: m, ahead }, join);
       case 'pull':
-        return this.#sendVersions(
-          await this.#keysAhead(await pullPage(this.space.store, m.c, m.a)),
-          m.q,
-        );
+        return this.#answer(async () => pullPage(this.space.store, m.c, m.a), m.q);
       case 'refuse':
         this.#refused.add(toHex(m.i));
         if (m.w) this.#refusedWhy = m.w.slice(0, 500);
@@ -263,8 +263,23 @@ export class SpaceSync implements Reconciled {
     }
   }
 
-  async #onWant(q: number, ids: Uint8Array[]): Promise<void> {
-    this.#sendVersions(await this.#keysAhead(await outgoing(this.space.store, ids.map(toHex))), q);
+  #onWant(q: number, ids: Uint8Array[]): void {
+    this.#answer(() => outgoing(this.space.store, ids.map(toHex)), q);
+  }
+
+  /**
+   * Answers want or pull `q` with the versions `read` gives, once the connection has room
+   * (spec 05 §10.1); the space counts as syncing until then.
+   */
+  #answer(read: () => Promise<Outgoing[]>, q: number): void {
+    this.#answering++;
+    this.channel.answer(async () => {
+      try {
+        this.#sendVersions(await this.#keysAhead(await read()), q);
+      } finally {
+        this.#answering--;
+      }
+    });
   }
 
   /**
@@ -274,6 +289,8 @@ export class SpaceSync implements Reconciled {
   async push(ids: readonly string[], collection: string): Promise<void> {
     const send = ids.filter((id) => !this.#refused.has(id));
     for (let at = 0; at < send.length; at += PUSH_BATCH) {
+      // A peer that reads nothing can't make this side read and hold all it lacks.
+      await this.channel.room();
       const part = send.slice(at, at + PUSH_BATCH);
       const versions = await outgoing(this.space.store, part, collection);
       this.#sendVersions(await this.#keysAhead(versions));
