@@ -2,7 +2,9 @@
 // wants and pulls, its file requests and what the node pushes to it wait for room in the
 // transport, a bounded number of them; one that reads nothing for a minute is cut off.
 import { describe, expect, it } from 'vitest';
+import { Negentropy } from '../src/negentropy/index.js';
 import { PULL_PAGE_BYTES } from '../src/sync/collection-pull.js';
+import { NEGENTROPY_FRAME_LIMIT } from '../src/sync/messages.js';
 import {
   MAX_ANSWERS_WAITING,
   OUTPUT_PAUSE_BYTES,
@@ -84,6 +86,26 @@ describe('answers wait for room to be sent', () => {
     expect(ended()).toMatch(
       new RegExp(`more than ${MAX_ANSWERS_WAITING} requests waiting for an answer`),
     );
+  });
+
+  it('makes reconciliation replies once there is room, each in its turn', async () => {
+    const node = await make();
+    // The peer starts: the node answers each of its reconciliation messages.
+    const key = keyThat('starts', node.did);
+    const { space } = await memberSpace(node, key);
+    await node.records.putMany(space, 'app.post', records(400, 2000));
+    const p = await scriptedPeer(node, key, [space]);
+    p.reading(false);
+    pull(p, space, 12);
+    await until(() => unread(p) > OUTPUT_PAUSE_BYTES, 20_000, 'the send buffer to fill');
+    const first = new Negentropy(syncSetOf([]), NEGENTROPY_FRAME_LIMIT).initiate();
+    for (let i = 0; i < 200; i++) p.send({ t: 'neg', s: space, c: 'app.post', m: first });
+    await new Promise((r) => setTimeout(r, 1_000));
+    // 200 replies listing 400 ids each (2.5 MB) are not made while nothing is read.
+    expect(unread(p)).toBeLessThanOrEqual(OUTPUT_PAUSE_BYTES + PULL_PAGE_BYTES);
+    p.reading(true);
+    await until(() => p.of('neg', space).length === 200, 30_000, 'every reply');
+    expect(answered(p, space).size).toBe(12);
   });
 
   it('serves no more than 16 file requests to a peer that reads nothing', async () => {

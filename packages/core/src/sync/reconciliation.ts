@@ -59,6 +59,8 @@ export interface Reconciled {
   fetching(): boolean;
   /** Sends versions of `collection` the peer lacks. */
   push(ids: readonly string[], collection: string): Promise<void>;
+  /** Makes an answer to the peer once the connection has room (spec 05 §10.1). */
+  answer(make: () => Promise<void>): void;
   /** Queues ids to ask for; `first` puts them ahead. */
   want(ids: readonly string[], first?: boolean): void;
   /** Asks for the whole of a collection, a page at a time. */
@@ -221,12 +223,15 @@ export class Reconciliation {
         `more than ${MAX_ANSWERED} reconciliation messages in ${HEARTBEAT_MS / 1000} s`,
       );
     }
-    const responder = new Negentropy(
-      syncSet(this.sync.space.store, collection),
-      NEGENTROPY_FRAME_LIMIT,
-    );
-    const { reply } = (await responder.reconcile(message)) as { reply?: Uint8Array };
-    this.channel.send({ t: 'neg', s: this.sync.id, c: collection, m: reply! });
+    // A reply is up to a frame: made, from the set as it is then, once there is room to send it.
+    this.sync.answer(async () => {
+      const responder = new Negentropy(
+        syncSet(this.sync.space.store, collection),
+        NEGENTROPY_FRAME_LIMIT,
+      );
+      const { reply } = (await responder.reconcile(message)) as { reply?: Uint8Array };
+      this.channel.send({ t: 'neg', s: this.sync.id, c: collection, m: reply! });
+    });
   }
 
   async #onReply(collection: string, message: Uint8Array): Promise<void> {

@@ -86,7 +86,7 @@ export class SpaceSync implements Reconciled {
   /** The fingerprint of that hello. */
   #syncedPrint: string | undefined;
   #peerHello: Hello | undefined;
-  /** Wants and pulls of the peer's whose answers wait for room to be sent. */
+  /** The peer's wants, pulls and reconciliation messages whose answers wait for room. */
   #answering = 0;
 
   constructor(
@@ -170,7 +170,7 @@ export class SpaceSync implements Reconciled {
       case 'vers':
         return this.#onVersions({ message: m, ahead }, join);
       case 'pull':
-        return this.#answer(async () => pullPage(this.space.store, m.c, m.a), m.q);
+        return this.#answerWith(() => pullPage(this.space.store, m.c, m.a), m.q);
       case 'refuse':
         this.#refused.add(toHex(m.i));
         if (m.w) this.#refusedWhy = m.w.slice(0, 500);
@@ -264,18 +264,23 @@ export class SpaceSync implements Reconciled {
   }
 
   #onWant(q: number, ids: Uint8Array[]): void {
-    this.#answer(() => outgoing(this.space.store, ids.map(toHex)), q);
+    this.#answerWith(() => outgoing(this.space.store, ids.map(toHex)), q);
+  }
+
+  /** Answers want or pull `q` with the versions `read` gives, once there is room. */
+  #answerWith(read: () => Promise<Outgoing[]>, q: number): void {
+    this.answer(async () => this.#sendVersions(await this.#keysAhead(await read()), q));
   }
 
   /**
-   * Answers want or pull `q` with the versions `read` gives, once the connection has room
-   * (spec 05 §10.1); the space counts as syncing until then.
+   * Makes an answer to the peer once the connection has room to send it (spec 05 §10.1); the
+   * space counts as syncing until then.
    */
-  #answer(read: () => Promise<Outgoing[]>, q: number): void {
+  answer(make: () => Promise<void>): void {
     this.#answering++;
     this.channel.answer(async () => {
       try {
-        this.#sendVersions(await this.#keysAhead(await read()), q);
+        await make();
       } finally {
         this.#answering--;
       }
