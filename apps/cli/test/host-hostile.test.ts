@@ -2,7 +2,8 @@
 // is closed within 10 s; with the host's file limit at 1,024 and 1,100 silent sockets held, a
 // real `minca sync` succeeds; a flood of `spaces` messages costs the host under 2 CPU-seconds
 // in all while a member's record still arrives; a compressed frame inflating past the host's
-// 4 MiB closes its connection. The host's CPU time is read from /proc.
+// 4 MiB closes its connection; a member asking for pages and reading none can't make the host
+// hold them. The host's CPU time and memory are read from /proc.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,11 +12,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createNode,
+  createWebSocketTransport,
   decodeStrict,
   encodeCbor,
   type MincaNode,
   SigningKey,
   WEBSOCKET_DEFLATE,
+  type WebSocketLike,
 } from '@minca/core';
 import { memoryStores } from '@minca/memory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -201,7 +204,49 @@ describe('a host against hostile peers', () => {
     expect(spent).toBeLessThan(budget);
     expect(host.child.exitCode).toBeNull();
   }, 180_000);
+
+  // A pull of a few bytes asks for a page of up to 512 KiB (spec 05 §8): a member that asks for
+  // 300 and reads nothing made the host grow by 211 MiB; now it holds 4 MiB unsent and a page
+  // (it grew by 24 MiB, the rest its heap's garbage from reading them).
+  it('a member asking for 300 pages (150 MiB) and reading none grows the host by under 40 MiB', async () => {
+    const ownerKey = SigningKey.generate();
+    await mincaJson(h, ['host', 'subscription', 'add', ownerKey.did, '--data', join(h, 'pulls')]);
+    const { host, url, did: hostDid } = await startHost('pulls');
+    const pid = host.child.pid!;
+    const owner = await createNode({ stores: memoryStores(), key: ownerKey });
+    nodes.push(owner);
+    const space = (await owner.spaces.create()).id;
+    await owner.spaces.allowHolder(space, hostDid);
+    const posts = Array.from({ length: 400 }, (_, i) => ({ body: { text: 'x'.repeat(2000), i } }));
+    await owner.records.putMany(space, 'app.post', posts);
+    // The owner's own connection, whose socket this test stops reading once the host is level.
+    const socket = await openSocket(url, { maxPayload: 4 * 1024 * 1024 });
+    const transport = createWebSocketTransport(socket as unknown as WebSocketLike);
+    owner.connect(transport);
+    await until(
+      async () => (await owner.spaces.status(space)).peers.some((p) => p.level),
+      'the owner level with the host',
+      30_000,
+    );
+    await sleep(500);
+    const before = rssMiB(pid);
+    socket.pause();
+    for (let q = 0; q < 300; q++)
+      transport.send(encodeCbor({ t: 'pull', s: space, q: 1_000_000 + q, c: 'app.post' }));
+    // Long enough for the host to have read every page, had it not waited for room.
+    await sleep(5_000);
+    const grew = rssMiB(pid) - before;
+    console.log(JSON.stringify({ pulls: { hostRssGrewMiB: grew } }));
+    expect(grew).toBeLessThan(40);
+    expect(host.child.exitCode).toBeNull();
+  }, 60_000);
 });
+
+/** The resident memory of the process `pid`, MiB, from /proc/<pid>/status. */
+function rssMiB(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(kib![1]) / 1024;
+}
 
 /** Waits until the process has used no CPU for 300 ms; throws once it is past `limit`. */
 async function settled(pid: number, limit: number): Promise<void> {
