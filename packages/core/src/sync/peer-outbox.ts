@@ -1,16 +1,18 @@
 /**
  * What a connection sends in bulk waits for room (spec 05 §10.1): a `want` or `pull` of a few
- * bytes asks for up to hundreds of KiB of versions, so a peer that asks and does not read
- * would otherwise have this node read its store and hold every answer in the transport's send
- * buffer (300 pulls, 20 KB, made a node hold 158 MiB for a member that stopped reading).
+ * bytes asks for up to hundreds of KiB of versions, and a `neg` for a reply of up to a frame,
+ * so a peer that asks and does not read would otherwise have this node read its store and hold
+ * every answer in the transport's send buffer (300 pulls, 20 KB, made a node hold 158 MiB for
+ * a member that stopped reading).
  *
  * Answers are queued here and made one at a time, each only once the transport holds at most
  * {@link OUTPUT_PAUSE_BYTES} not yet sent. The inbox never waits for them: it goes on taking
  * in what the peer sends, so two nodes sending each other much at once can't both stop
  * reading while each waits for the other to read. Pushes (what the side that starts sends
- * unasked) wait for room where they are made, a part at a time. How many answers may wait is
- * bounded, and a transport that holds more than that for {@link OUTPUT_STALL_MS} ends the
- * connection: a peer that stopped reading is gone or hostile.
+ * unasked) and file chunks wait for the same room where they are made. At most
+ * {@link MAX_ANSWERS_WAITING} answers wait, and a transport that holds over
+ * {@link OUTPUT_PAUSE_BYTES} for {@link OUTPUT_STALL_MS} ends the connection: a peer that
+ * stopped reading is gone or hostile.
  */
 import { setTimer } from '../timers.js';
 import type { Transport } from './transport.js';

@@ -31,8 +31,9 @@ export interface SyncChannel {
   readonly starter: boolean;
   send(message: Message): void;
   /**
-   * Makes an answer (versions asked for) once the connection has room to send it, after the
-   * answers queued before it (spec 05 §10.1); the message being handled does not wait for it.
+   * Makes an answer (versions asked for, a reconciliation reply) once the connection has room
+   * to send it, after the answers queued before it (spec 05 §10.1); the message being handled
+   * does not wait for it.
    */
   answer(make: () => Promise<void>): void;
   /** Resolves once the connection has room to send more (spec 05 §10.1). */

@@ -143,9 +143,9 @@ export class SpaceSync implements Reconciled {
   }
 
   /**
-   * A session runs, ids are asked for or the peer's wants wait for their answers: the space
-   * stays open. Versions waiting for a grant
-   * don't count: they were never stored, and a later session finds them again.
+   * A session runs, ids are asked for, or answers to the peer wait for room: the space stays
+   * open. Versions waiting for a grant don't count: they were never stored, and a later session
+   * finds them again.
    */
   busy(): boolean {
     return this.#reconciliation.running || this.fetching() || this.#answering > 0;
