@@ -26,8 +26,13 @@ export const OUTPUT_PAUSE_BYTES = 4 * 1024 * 1024;
 export const MAX_ANSWERS_WAITING = 1024;
 /** How long the transport may stay full before the connection ends. */
 export const OUTPUT_STALL_MS = 60_000;
-/** How often a full transport is looked at again (a browser's WebSocket tells no drain). */
-const ROOM_POLL_MS = 20;
+/**
+ * How soon a full transport is first looked at again, and at most how long between looks: a
+ * browser's WebSocket tells no drain, so it is polled, each wait twice the one before, so a
+ * host with many stalled peers looks at each about once a second.
+ */
+const ROOM_POLL_MS = 10;
+const ROOM_POLL_MAX_MS = 1_000;
 
 /** What the outbox needs of its connection. */
 export interface OutboxOwner {
@@ -75,6 +80,7 @@ export class PeerOutbox {
   room(): Promise<void> {
     if (this.#hasRoom()) return Promise.resolve();
     const since = this.owner.now();
+    let wait = ROOM_POLL_MS;
     return new Promise((resolve) => {
       const look = () => {
         if (this.#hasRoom()) return resolve();
@@ -84,7 +90,8 @@ export class PeerOutbox {
           );
           return resolve();
         }
-        setTimer(look, ROOM_POLL_MS);
+        setTimer(look, wait);
+        wait = Math.min(ROOM_POLL_MAX_MS, wait * 2);
       };
       look();
     });
