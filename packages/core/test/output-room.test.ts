@@ -3,6 +3,7 @@
 // transport, a bounded number of them; one that reads nothing for a minute is cut off.
 import { describe, expect, it } from 'vitest';
 import { Negentropy } from '../src/negentropy/index.js';
+import type { MincaNode } from '../src/node.js';
 import { PULL_PAGE_BYTES } from '../src/sync/collection-pull.js';
 import { NEGENTROPY_FRAME_LIMIT } from '../src/sync/messages.js';
 import {
@@ -44,6 +45,25 @@ function endedWith(p: ScriptedPeer): () => string | undefined {
 const answered = (p: ScriptedPeer, space: string) =>
   new Set(p.of('vers', space).flatMap((m) => (m.q === undefined ? [] : [m.q])));
 
+/**
+ * A new node (from `make`) with a space in which a scripted member, connected, is `role` (who
+ * starts reconciling), and `count` app.post records of about `bytes` each (400 of 2,000: about
+ * 900 KB, pages of 512 KiB).
+ */
+async function connected(
+  make: () => Promise<MincaNode>,
+  role: 'starts' | 'answers',
+  count = 400,
+  bytes = 2000,
+) {
+  const node = await make();
+  const key = keyThat(role, node.did);
+  const { space } = await memberSpace(node, key);
+  await node.records.putMany(space, 'app.post', records(count, bytes));
+  const p = await scriptedPeer(node, key, [space]);
+  return { node, space, p };
+}
+
 /** Asks `count` pages of app.post from the first, numbered from 1,000. */
 function pull(p: ScriptedPeer, space: string, count: number) {
   for (let q = 0; q < count; q++) p.send({ t: 'pull', s: space, q: 1000 + q, c: 'app.post' });
@@ -52,18 +72,8 @@ function pull(p: ScriptedPeer, space: string, count: number) {
 describe('answers wait for room to be sent', () => {
   const { make } = nodeFixture();
 
-  /** A node with a member's space holding about 900 KB of app.post, and the member connected. */
-  async function memberAsking() {
-    const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    await node.records.putMany(space, 'app.post', records(400, 2000));
-    const p = await scriptedPeer(node, key, [space]);
-    return { node, space, p };
-  }
-
   it('a member asking for 60 pages and reading none gets a few MiB held for it, then every answer', async () => {
-    const { space, p } = await memberAsking();
+    const { space, p } = await connected(make, 'answers');
     p.reading(false);
     pull(p, space, 60);
     await until(() => unread(p) > OUTPUT_PAUSE_BYTES, 20_000, 'the send buffer to fill');
@@ -78,7 +88,7 @@ describe('answers wait for room to be sent', () => {
   });
 
   it(`ends the connection past ${MAX_ANSWERS_WAITING} requests waiting for an answer`, async () => {
-    const { space, p } = await memberAsking();
+    const { space, p } = await connected(make, 'answers');
     const ended = endedWith(p);
     p.reading(false);
     pull(p, space, MAX_ANSWERS_WAITING + 20);
@@ -89,12 +99,8 @@ describe('answers wait for room to be sent', () => {
   });
 
   it('makes reconciliation replies once there is room, each in its turn', async () => {
-    const node = await make();
     // The peer starts: the node answers each of its reconciliation messages.
-    const key = keyThat('starts', node.did);
-    const { space } = await memberSpace(node, key);
-    await node.records.putMany(space, 'app.post', records(400, 2000));
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await connected(make, 'starts');
     p.reading(false);
     pull(p, space, 12);
     await until(() => unread(p) > OUTPUT_PAUSE_BYTES, 20_000, 'the send buffer to fill');
@@ -109,7 +115,7 @@ describe('answers wait for room to be sent', () => {
   });
 
   it('serves no more than 16 file requests to a peer that reads nothing', async () => {
-    const { space, p } = await memberAsking();
+    const { space, p } = await connected(make, 'answers');
     const ended = endedWith(p);
     p.reading(false);
     pull(p, space, 12);
@@ -121,12 +127,8 @@ describe('answers wait for room to be sent', () => {
   });
 
   it('pushes to a peer that reads nothing a part at a time, as it reads', async () => {
-    const node = await make();
     // The node starts: it learns the peer lacks everything and pushes it, unasked.
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    await node.records.putMany(space, 'app.post', records(10_000, 1500));
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await connected(make, 'answers', 10_000, 1500);
     const empty = syncSetOf([]);
     p.onMessage = (m) => {
       if (m.t === 'neg') p.send(answerNeg(empty, m));
@@ -151,11 +153,7 @@ describe('a peer that reads nothing', () => {
   const { make } = nodeFixture({ fakeClock: true });
 
   it(`is cut off once the node could send nothing for ${OUTPUT_STALL_MS / 1000} s`, async () => {
-    const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    await node.records.putMany(space, 'app.post', records(400, 2000));
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await connected(make, 'answers');
     const ended = endedWith(p);
     p.reading(false);
     pull(p, space, 20);
