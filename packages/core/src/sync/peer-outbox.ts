@@ -51,18 +51,14 @@ export class PeerOutbox {
     private readonly owner: OutboxOwner,
   ) {}
 
-  /** Answers waiting, the one being made included. */
-  get waiting(): number {
-    return this.#answers.length + (this.#running ? 1 : 0);
-  }
-
   /**
    * Queues an answer to be made once there is room; what it throws ends the connection. Past
    * {@link MAX_ANSWERS_WAITING} the connection ends instead.
    */
   answer(make: () => Promise<void>): void {
     if (this.owner.closed) return;
-    if (this.waiting >= MAX_ANSWERS_WAITING) {
+    // The one being made counts too.
+    if (this.#answers.length + (this.#running ? 1 : 0) >= MAX_ANSWERS_WAITING) {
       this.owner.close(
         `the peer went over its budget: more than ${MAX_ANSWERS_WAITING} requests waiting for an answer`,
       );
@@ -106,9 +102,9 @@ export class PeerOutbox {
     try {
       while (this.#answers.length > 0 && !this.owner.closed) {
         await this.room();
-        const make = this.#answers.shift();
-        if (!make || this.owner.closed) break;
-        await make();
+        // The connection may have ended while it waited: room() resolves then too.
+        if (this.owner.closed) break;
+        await this.#answers.shift()!();
       }
     } catch (error) {
       this.owner.close(String(error));
