@@ -71,6 +71,25 @@ async function startHost(name: string, files?: number) {
   return { host, data, url: host.first.url as string, did: host.first.did as string };
 }
 
+/**
+ * A host in h/<name> with a subscription for a new owner, that owner's node in this process and
+ * a space of it the host may hold.
+ */
+async function ownerAndHost(name: string) {
+  const ownerKey = SigningKey.generate();
+  await mincaJson(h, ['host', 'subscription', 'add', ownerKey.did, '--data', join(h, name)]);
+  const { host, url, did } = await startHost(name);
+  const owner = await createNode({ stores: memoryStores(), key: ownerKey });
+  nodes.push(owner);
+  const space = (await owner.spaces.create()).id;
+  await owner.spaces.allowHolder(space, did);
+  return { host, pid: host.child.pid!, url, owner, ownerKey, space };
+}
+
+/** Whether `node` is level with a peer in `space`. */
+const levelIn = (node: MincaNode, space: string) => async () =>
+  (await node.spaces.status(space)).peers.some((p) => p.level);
+
 /** A WebSocket to `url`, once open. */
 async function openSocket(url: string, options?: ClientOptions): Promise<WebSocket> {
   const ws = new WebSocket(url, options);
@@ -150,23 +169,15 @@ describe('a host against hostile peers', () => {
   // Each message is 1.8 MB, about 100 ms of the host's CPU to decode: the host's budget of
   // 5 MiB of `spaces` messages per minute (spec 05 §10.1) ends the connection at the third.
   it('a flood of spaces messages costs the host under 2 CPU-seconds, and a member’s record arrives during it', async () => {
-    const ownerKey = SigningKey.generate();
-    await mincaJson(h, ['host', 'subscription', 'add', ownerKey.did, '--data', join(h, 'flood')]);
-    const { host, url, did: hostDid } = await startHost('flood');
-    const pid = host.child.pid!;
+    const { host, pid, url, owner, ownerKey, space } = await ownerAndHost('flood');
     // Two members syncing through the host, in this process.
-    const owner = await createNode({ stores: memoryStores(), key: ownerKey });
     const member = await createNode({ stores: memoryStores() });
-    nodes.push(owner, member);
-    const space = (await owner.spaces.create()).id;
-    await owner.spaces.allowHolder(space, hostDid);
+    nodes.push(member);
     // An invite carries the holders the owner allows: the member meets only the host.
     await member.spaces.join(await owner.spaces.invite(space));
     links.push(linkTo(owner, url), linkTo(member, url));
-    const level = (node: MincaNode) => async () =>
-      (await node.spaces.status(space)).peers.some((p) => p.level);
-    await until(level(owner), 'the owner level with the host', 30_000);
-    await until(level(member), 'the member level with the host', 30_000);
+    await until(levelIn(owner, space), 'the owner level with the host', 30_000);
+    await until(levelIn(member, space), 'the member level with the host', 30_000);
 
     // The attacker: a throwaway key, a handshake, then spaces messages naming 10,000 spaces
     // with 10,000 access proofs for 10,000 others.
@@ -209,25 +220,14 @@ describe('a host against hostile peers', () => {
   // 300 and reads nothing made the host grow by 211 MiB; now it holds 4 MiB unsent and a page
   // (it grew by 24 MiB, the rest its heap's garbage from reading them).
   it('a member asking for 300 pages (150 MiB) and reading none grows the host by under 40 MiB', async () => {
-    const ownerKey = SigningKey.generate();
-    await mincaJson(h, ['host', 'subscription', 'add', ownerKey.did, '--data', join(h, 'pulls')]);
-    const { host, url, did: hostDid } = await startHost('pulls');
-    const pid = host.child.pid!;
-    const owner = await createNode({ stores: memoryStores(), key: ownerKey });
-    nodes.push(owner);
-    const space = (await owner.spaces.create()).id;
-    await owner.spaces.allowHolder(space, hostDid);
+    const { host, pid, url, owner, space } = await ownerAndHost('pulls');
     const posts = Array.from({ length: 400 }, (_, i) => ({ body: { text: 'x'.repeat(2000), i } }));
     await owner.records.putMany(space, 'app.post', posts);
     // The owner's own connection, whose socket this test stops reading once the host is level.
     const socket = await openSocket(url, { maxPayload: 4 * 1024 * 1024 });
     const transport = createWebSocketTransport(socket as unknown as WebSocketLike);
     owner.connect(transport);
-    await until(
-      async () => (await owner.spaces.status(space)).peers.some((p) => p.level),
-      'the owner level with the host',
-      30_000,
-    );
+    await until(levelIn(owner, space), 'the owner level with the host', 30_000);
     await sleep(500);
     const before = rssMiB(pid);
     socket.pause();
