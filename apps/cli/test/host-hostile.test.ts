@@ -220,27 +220,68 @@ describe('a host against hostile peers', () => {
   // 300 and reads nothing made the host grow by 211 MiB; now it holds 4 MiB unsent and a page
   // (it grew by 24 MiB, the rest its heap's garbage from reading them).
   it('a member asking for 300 pages (150 MiB) and reading none grows the host by under 40 MiB', async () => {
-    const { host, pid, url, owner, space } = await ownerAndHost('pulls');
     const posts = Array.from({ length: 400 }, (_, i) => ({ body: { text: 'x'.repeat(2000), i } }));
-    await owner.records.putMany(space, 'app.post', posts);
-    // The owner's own connection, whose socket this test stops reading once the host is level.
-    const socket = await openSocket(url, { maxPayload: 4 * 1024 * 1024 });
-    const transport = createWebSocketTransport(socket as unknown as WebSocketLike);
-    owner.connect(transport);
-    await until(levelIn(owner, space), 'the owner level with the host', 30_000);
-    await sleep(500);
-    const before = rssMiB(pid);
-    socket.pause();
-    for (let q = 0; q < 300; q++)
-      transport.send(encodeCbor({ t: 'pull', s: space, q: 1_000_000 + q, c: 'app.post' }));
-    // Long enough for the host to have read every page, had it not waited for room.
-    await sleep(5_000);
-    const grew = rssMiB(pid) - before;
-    console.log(JSON.stringify({ pulls: { hostRssGrewMiB: grew } }));
+    const grew = await growthAsked('pulls', posts, (space) =>
+      Array.from({ length: 300 }, (_, q) => ({
+        t: 'pull',
+        s: space,
+        q: 1_000_000 + q,
+        c: 'app.post',
+      })),
+    );
     expect(grew).toBeLessThan(40);
-    expect(host.child.exitCode).toBeNull();
   }, 60_000);
+
+  // A want of a few KB names up to 256 versions of up to 264 KiB each: answered whole, the host
+  // read and held them all (it grew by 60 MiB); now it reads 15 at a time as the member reads
+  // (it grew by 5 MiB, spec 05 §10.1).
+  it('a member wanting 200 versions of 200 KB (40 MB) in one message and reading none grows the host by under 20 MiB', async () => {
+    const posts = Array.from({ length: 200 }, (_, i) => ({
+      body: { text: 'x'.repeat(200_000), i },
+    }));
+    const grew = await growthAsked('wants', posts, (space, versions) => [
+      {
+        t: 'want',
+        s: space,
+        q: 1_000_000,
+        i: versions.map((id) => new Uint8Array(Buffer.from(id, 'hex'))),
+      },
+    ]);
+    expect(grew).toBeLessThan(20);
+  }, 90_000);
 });
+
+/**
+ * How much a host grew, MiB, once a member holding `posts` in a space with it stopped reading
+ * and sent what `asks` gives (for the space's id and the posts' version ids), given long enough
+ * to have read everything asked for had it not waited for room.
+ */
+async function growthAsked(
+  name: string,
+  posts: Array<{ body: { text: string; i: number } }>,
+  asks: (space: string, versions: string[]) => Array<Record<string, unknown>>,
+): Promise<number> {
+  const { host, pid, url, owner, space } = await ownerAndHost(name);
+  const written = await owner.records.putMany(space, 'app.post', posts);
+  // The owner's own connection, whose socket this test stops reading once the host is level.
+  const socket = await openSocket(url, { maxPayload: 4 * 1024 * 1024 });
+  const transport = createWebSocketTransport(socket as unknown as WebSocketLike);
+  owner.connect(transport);
+  await until(levelIn(owner, space), 'the owner level with the host', 60_000);
+  await sleep(500);
+  const before = rssMiB(pid);
+  socket.pause();
+  for (const m of asks(
+    space,
+    written.map((r) => r.version),
+  ))
+    transport.send(encodeCbor(m as never));
+  await sleep(5_000);
+  const grew = rssMiB(pid) - before;
+  console.log(JSON.stringify({ [name]: { hostRssGrewMiB: grew } }));
+  expect(host.child.exitCode).toBeNull();
+  return grew;
+}
 
 /** The resident memory of the process `pid`, MiB, from /proc/<pid>/status. */
 function rssMiB(pid: number): number {

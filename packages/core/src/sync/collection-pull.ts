@@ -11,14 +11,11 @@ import { type NegentropySnapshot, snapshotItems } from '../negentropy/set.js';
 import type { Store } from '../store.js';
 import type { Version } from '../version.js';
 import { CURSOR_BYTES, MAX_VERSIONS_PER_MESSAGE, VERS_MESSAGE_BYTES } from './messages.js';
-import { type Outgoing, outgoing } from './outgoing.js';
+import { type Outgoing, outgoing, READ_PART } from './outgoing.js';
 import { STALE_MS } from './pacing.js';
 import type { SyncChannel } from './reconciliation.js';
 
 const TWO32 = 0x1_0000_0000;
-
-/** Versions read from the store at a time while a page is made. */
-const READ_BATCH = 256;
 
 /** The cursor just past `version`. */
 export function cursorOf(version: { timestamp: number; id: string }): Uint8Array {
@@ -83,8 +80,9 @@ export async function pullPage(
   const budget = PULL_PAGE_BYTES;
   const page: Outgoing[] = [];
   let size = 0;
-  for (let at = 0; at < ids.length; at += READ_BATCH) {
-    for (const v of await outgoing(store, ids.slice(at, at + READ_BATCH), collection, keep)) {
+  // A part at a time: a page of two large versions does not read 256 of them.
+  for (let at = 0; at < ids.length; at += READ_PART) {
+    for (const v of await outgoing(store, ids.slice(at, at + READ_PART), collection, keep)) {
       if (size + v.bytes.length + 8 > budget) return page;
       page.push(v);
       size += v.bytes.length + 8;

@@ -383,7 +383,10 @@ export class Peer {
             if (this.#syncs.get(space.id) === sync) throw error;
           }
         }),
-      room: () => this.#outbox.room(),
+      room: async () => {
+        await this.#outbox.room();
+        return !this.#closed && this.#syncs.get(space.id) === sync;
+      },
       now: () => this.host.now(),
       nextWant: () => this.#nextWant++,
       mayStart: () => this.#takeSlot(space.id),

@@ -36,8 +36,11 @@ export interface SyncChannel {
    * does not wait for it.
    */
   answer(make: () => Promise<void>): void;
-  /** Resolves once the connection has room to send more (spec 05 §10.1). */
-  room(): Promise<void>;
+  /**
+   * Resolves once the connection has room to send more (spec 05 §10.1): true, or false once
+   * nothing more is to be sent here (the connection ended, or this space's sync was let go).
+   */
+  room(): Promise<boolean>;
   now(): number;
   /** A want number not used on this connection yet. */
   nextWant(): number;

@@ -9,14 +9,12 @@ import { fromHex, toHex } from '../bytes.js';
 import { MincaError } from '../errors.js';
 import { admit, decodeIncoming, verifyIncoming } from '../intake.js';
 import { isSystemCollection } from '../names.js';
-import { KEY_COLLECTION } from '../space/space-keys.js';
 import type { SpaceView } from '../space/space-view.js';
 import type { Version } from '../version.js';
 import { BoundedSet } from './bounded-set.js';
 import { CollectionPulls, pullPage } from './collection-pull.js';
 import { type CheckedAhead, doneAhead, type EarlyVersions } from './inbox-ahead.js';
-import { helloOf, MAX_VERSIONS_PER_MESSAGE, type Message } from './messages.js';
-import { type Outgoing, outgoing, versMessages } from './outgoing.js';
+import { helloOf, type Message } from './messages.js';
 import {
   MAX_IDS_PER_WANT,
   MAX_REFUSALS,
@@ -25,6 +23,7 @@ import {
   STALE_MS,
 } from './pacing.js';
 import { type Reconciled, Reconciliation, type SyncChannel } from './reconciliation.js';
+import { SpaceSender } from './space-sender.js';
 
 export type { SyncChannel } from './reconciliation.js';
 
@@ -37,9 +36,6 @@ interface Received {
 }
 
 type Hello = Extract<Message, { t: 'hello' }>;
-
-/** Versions read and sent per push, so a push of a whole collection is read a part at a time. */
-const PUSH_BATCH = MAX_VERSIONS_PER_MESSAGE;
 
 interface Want {
   ids: string[];
@@ -69,18 +65,8 @@ export class SpaceSync implements Reconciled {
   /** Versions whose author may not write by what we hold yet: the grant may be on its way. */
   readonly #waiting = new Map<string, Version>();
   readonly #reconciliation: Reconciliation;
-  /**
-   * The owner's key records (`sys.key`) the peer holds, by what this side knows: sent, taken
-   * from it, or level at the last pass over `sys.*`. One it may lack goes ahead of anything
-   * else sent, so nothing sealed under a new key comes before the key.
-   */
-  readonly #keysShown = new Set<string>();
-  /**
-   * The key records held when this session's pass over `sys.*` began: once it is level, the
-   * peer holds these. Not those written during it: a range settled before one came never
-   * showed it.
-   */
-  #keysAtPass: string[] | undefined;
+  /** Sends versions to the peer, the key records it may lack ahead. */
+  readonly #sender: SpaceSender;
   /** The starter's last hello said its session ended with nothing outstanding. */
   #peerSynced = false;
   /** The fingerprint of that hello. */
@@ -95,6 +81,7 @@ export class SpaceSync implements Reconciled {
   ) {
     this.#reconciliation = new Reconciliation(this, channel);
     this.#pulls = new CollectionPulls(space.id, channel);
+    this.#sender = new SpaceSender(space, channel);
   }
 
   get id(): string {
@@ -170,7 +157,9 @@ export class SpaceSync implements Reconciled {
       case 'vers':
         return this.#onVersions({ message: m, ahead }, join);
       case 'pull':
-        return this.#answerWith(() => pullPage(this.space.store, m.c, m.a), m.q);
+        return this.answer(async () =>
+          this.#sender.sendPage(await pullPage(this.space.store, m.c, m.a), m.q),
+        );
       case 'refuse':
         this.#refused.add(toHex(m.i));
         if (m.w) this.#refusedWhy = m.w.slice(0, 500);
@@ -264,12 +253,7 @@ export class SpaceSync implements Reconciled {
   }
 
   #onWant(q: number, ids: Uint8Array[]): void {
-    this.#answerWith(() => outgoing(this.space.store, ids.map(toHex)), q);
-  }
-
-  /** Answers want or pull `q` with the versions `read` gives, once there is room. */
-  #answerWith(read: () => Promise<Outgoing[]>, q: number): void {
-    this.answer(async () => this.#sendVersions(await this.#keysAhead(await read()), q));
+    this.answer(() => this.#sender.sendIds(ids.map(toHex), undefined, q));
   }
 
   /**
@@ -293,56 +277,18 @@ export class SpaceSync implements Reconciled {
    */
   async push(ids: readonly string[], collection: string): Promise<void> {
     const send = ids.filter((id) => !this.#refused.has(id));
-    for (let at = 0; at < send.length; at += PUSH_BATCH) {
-      // A peer that reads nothing can't make this side read and hold all it lacks.
-      await this.channel.room();
-      const part = send.slice(at, at + PUSH_BATCH);
-      const versions = await outgoing(this.space.store, part, collection);
-      this.#sendVersions(await this.#keysAhead(versions));
-    }
+    await this.#sender.sendIds(send, collection);
   }
 
-  /**
-   * `versions`, with the key records the peer may lack in front when any of them is an app's:
-   * a key changed while a session ran past `sys.*` must reach the peer before what is sealed
-   * under it, or the peer could open neither.
-   */
-  async #keysAhead(versions: Outgoing[]): Promise<Outgoing[]> {
-    for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
-    if (versions.every((v) => isSystemCollection(v.collection))) return versions;
-    const held = [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
-    const unshown = [...held].filter((id) => !this.#keysShown.has(id));
-    if (unshown.length === 0) return versions;
-    for (const id of unshown) this.#keysShown.add(id);
-    const ahead = (await this.space.store.getVersions(unshown)).filter(
-      (v): v is Version => v !== undefined,
-    );
-    // In epoch order: each key record is sealed under the key before it.
-    const epoch = (v: Version) => Number(v.record.slice(1)) || 0;
-    ahead.sort((a, b) => epoch(a) - epoch(b) || a.timestamp - b.timestamp);
-    return [...ahead, ...versions];
-  }
-
-  /**
-   * A pass over `sys.*` reached `collection`. The key records held as `sys.key` itself begins
-   * are what the peer holds once the pass is level: a key written later, or a pass that never
-   * reconciled `sys.key` (the peer's hello named none), shows the peer nothing.
-   */
+  /** A pass over `sys.*` reached `collection` (see {@link SpaceSender.systemPass}). */
   systemPass(collection: string): void {
-    if (collection !== KEY_COLLECTION) return;
-    this.#keysAtPass ??= [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
+    this.#sender.systemPass(collection);
   }
 
   /** `sys.*` is level with the peer's in this session: it holds the key records held as `sys.key` began. */
   async systemLevel(): Promise<void> {
-    for (const id of this.#keysAtPass ?? []) this.#keysShown.add(id);
-    this.#keysAtPass = undefined;
+    this.#sender.systemLevel();
     await this.#recheckWaiting(true);
-  }
-
-  /** Sends `versions`, packed into `vers` messages; an answer to a want always gets one reply. */
-  #sendVersions(versions: readonly Outgoing[], q?: number): void {
-    for (const message of versMessages(this.id, versions, q)) this.channel.send(message);
   }
 
   /**
@@ -365,7 +311,7 @@ export class SpaceSync implements Reconciled {
     const ahead = aheads.length > 0 ? await doneAhead(aheads) : undefined;
     // Any version that does not verify, is of another space or does not open ends the connection.
     const versions = await verifyIncoming(this.space, decoded, ahead);
-    for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
+    this.#sender.taken(versions);
     await this.#admit(versions);
     this.#sendWants();
     await this.#reconciliation.rerunWhenFetched();
