@@ -93,6 +93,33 @@ export class PeerOutbox {
     });
   }
 
+  /**
+   * {@link answer} and {@link room} for one space's sync, while `current` says it is still the
+   * space's: once the space closed, its answers waiting are not made (the peer's wants go
+   * stale and are asked again, §10) and `room` answers false, so what was being sent stops.
+   */
+  forSpace(current: () => boolean): {
+    answer(make: () => Promise<void>): void;
+    room(): Promise<boolean>;
+  } {
+    return {
+      answer: (make) =>
+        this.answer(async () => {
+          if (!current()) return;
+          try {
+            await make();
+          } catch (error) {
+            // A space closed under its answer fails it, not the connection.
+            if (current()) throw error;
+          }
+        }),
+      room: async () => {
+        await this.room();
+        return !this.owner.closed && current();
+      },
+    };
+  }
+
   #hasRoom(): boolean {
     return this.owner.closed || (this.transport.buffered ?? 0) <= OUTPUT_PAUSE_BYTES;
   }

@@ -373,20 +373,7 @@ export class Peer {
       peerWriter: this.writer!,
       starter: this.#starter,
       send: (message) => this.#send(message),
-      answer: (make) =>
-        this.#outbox.answer(async () => {
-          // The space closed meanwhile: the peer's want goes stale and is asked again.
-          if (this.#syncs.get(space.id) !== sync) return;
-          try {
-            await make();
-          } catch (error) {
-            if (this.#syncs.get(space.id) === sync) throw error;
-          }
-        }),
-      room: async () => {
-        await this.#outbox.room();
-        return !this.#closed && this.#syncs.get(space.id) === sync;
-      },
+      ...this.#outbox.forSpace(() => this.#syncs.get(space.id) === sync),
       now: () => this.host.now(),
       nextWant: () => this.#nextWant++,
       mayStart: () => this.#takeSlot(space.id),
