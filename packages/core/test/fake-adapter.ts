@@ -180,3 +180,24 @@ export function countingCommits(ms: number) {
   };
   return { factory, commits };
 }
+
+/** Fake stores whose space stores count the versions read from them (`count.versions`). */
+export function countingReads() {
+  const count = { versions: 0 };
+  const inner = fakeStores({ optional: true });
+  const stores: StoreFactory = {
+    ...inner,
+    open: async (path) => {
+      const adapter = await inner.open(path);
+      const getVersions = adapter.getVersions?.bind(adapter);
+      if (!path.startsWith('spaces/') || !getVersions) return adapter;
+      return Object.assign(Object.create(adapter), {
+        getVersions: (ids: readonly string[]) => {
+          count.versions += ids.length;
+          return getVersions(ids);
+        },
+      });
+    },
+  };
+  return { stores, count };
+}

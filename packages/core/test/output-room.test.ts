@@ -14,6 +14,7 @@ import {
   OUTPUT_STALL_MS,
 } from '../src/sync/peer-outbox.js';
 import { MAX_VERSION_BYTES } from '../src/version-format.js';
+import { countingReads } from './fake-adapter.js';
 import { advance, within } from './files/clock.js';
 import {
   answerNeg,
@@ -141,6 +142,20 @@ describe('answers wait for room to be sent', () => {
     await until(() => answered(p, space).has(7), 30_000, 'the want answered');
     const sent = p.of('vers', space).reduce((n, m) => n + m.v.length, 0);
     expect(sent).toBeGreaterThanOrEqual(128);
+  });
+
+  it('stops reading what it was sending once the connection ends', async () => {
+    const { stores, count } = countingReads();
+    const { space, p, ids } = await connected(() => make({ stores }), 'answers', 128, 200_000);
+    p.reading(false);
+    p.send({ t: 'want', s: space, q: 7, i: ids });
+    await until(() => unread(p) > OUTPUT_PAUSE_BYTES, 20_000, 'the send buffer to fill');
+    const read = count.versions;
+    expect(read).toBeLessThan(ids.length);
+    p.peer.close('done');
+    await new Promise((r) => setTimeout(r, 1_000));
+    // The part being read when it ended, at most: not the rest of the 128 asked for.
+    expect(count.versions - read).toBeLessThanOrEqual(READ_PART);
   });
 
   it('pushes to a peer that reads nothing a part at a time, as it reads', async () => {
