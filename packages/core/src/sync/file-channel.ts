@@ -18,8 +18,8 @@ export interface FileConnection {
   /** Whether the connection shares `space` now. */
   shares(space: string): boolean;
   send(message: Message): void;
-  /** Resolves once the connection has room to send more (spec 05 §10.1). */
-  room(): Promise<void>;
+  /** Resolves once the connection has room to send more (spec 05 §10.1): false once it ended. */
+  room(): Promise<boolean>;
   close(reason: string): void;
 }
 
@@ -86,8 +86,7 @@ export class PeerFileChannel implements FileChannel {
       .then(async () => {
         // Chunks are read only once there is room to send them: a peer that asks and reads
         // nothing gets its 16 requests queued, no more.
-        await this.connection.room();
-        if (this.connection.closed) return;
+        if (!(await this.connection.room())) return;
         const answer = (await this.service?.serve(m.s, ask, this)) ?? {
           chunks: m.n.map(() => null),
         };

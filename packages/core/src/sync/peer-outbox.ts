@@ -70,21 +70,21 @@ export class PeerOutbox {
 
   /**
    * Resolves once the transport holds at most {@link OUTPUT_PAUSE_BYTES} unsent (at once when
-   * it can't tell), or the connection ended; ends the connection if it stays full for
-   * {@link OUTPUT_STALL_MS}.
+   * it can't tell): true, or false once the connection ended, so there is nothing more to
+   * send; ends the connection if it stays full for {@link OUTPUT_STALL_MS}.
    */
-  room(): Promise<void> {
-    if (this.#hasRoom()) return Promise.resolve();
+  room(): Promise<boolean> {
+    if (this.#hasRoom()) return Promise.resolve(!this.owner.closed);
     const since = this.owner.now();
     let wait = ROOM_POLL_MS;
     return new Promise((resolve) => {
       const look = () => {
-        if (this.#hasRoom()) return resolve();
+        if (this.#hasRoom()) return resolve(!this.owner.closed);
         if (this.owner.now() - since >= OUTPUT_STALL_MS) {
           this.owner.close(
             `the peer read nothing of ${OUTPUT_PAUSE_BYTES >> 20} MiB sent to it in ${OUTPUT_STALL_MS / 1000} s`,
           );
-          return resolve();
+          return resolve(false);
         }
         setTimer(look, wait);
         wait = Math.min(ROOM_POLL_MAX_MS, wait * 2);
@@ -113,10 +113,7 @@ export class PeerOutbox {
             if (current()) throw error;
           }
         }),
-      room: async () => {
-        await this.room();
-        return !this.owner.closed && current();
-      },
+      room: async () => (await this.room()) && current(),
     };
   }
 
@@ -128,9 +125,8 @@ export class PeerOutbox {
     this.#running = true;
     try {
       while (this.#answers.length > 0 && !this.owner.closed) {
-        await this.room();
-        // The connection may have ended while it waited: room() resolves then too.
-        if (this.owner.closed) break;
+        // The connection may have ended while it waited.
+        if (!(await this.room())) break;
         await this.#answers.shift()!();
       }
     } catch (error) {
