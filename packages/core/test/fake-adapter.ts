@@ -157,47 +157,53 @@ export function countingOpens(inner: StoreFactory = fakeStores()) {
 }
 
 /**
+ * Fake stores (with the optional methods) whose space stores take `overlay`'s methods over
+ * their adapter's own: a test's counting or slowing of what the node does to a space's store.
+ */
+function spaceStoresWith(
+  overlay: (adapter: StorageAdapter) => Partial<StorageAdapter>,
+): StoreFactory {
+  const inner = fakeStores({ optional: true });
+  return {
+    ...inner,
+    open: async (path) => {
+      const adapter = await inner.open(path);
+      if (!path.startsWith('spaces/')) return adapter;
+      return Object.assign(Object.create(adapter), overlay(adapter));
+    },
+  };
+}
+
+/**
  * Fake stores whose space stores note how many versions each commit carries, and take `ms`
  * over each, as a disk slower than the work before it would.
  */
 export function countingCommits(ms: number) {
   const commits: number[] = [];
-  const inner = fakeStores({ optional: true });
-  const factory: StoreFactory = {
-    ...inner,
-    open: async (path) => {
-      const adapter = await inner.open(path);
-      const commit = adapter.commit?.bind(adapter);
-      if (!path.startsWith('spaces/') || !commit) return adapter;
-      return Object.assign(Object.create(adapter), {
-        commit: async (c: Parameters<typeof commit>[0]) => {
-          if (c.versions.length > 0) commits.push(c.versions.length);
-          await new Promise((resolve) => setTimeout(resolve, ms));
-          return commit(c);
-        },
-      });
-    },
-  };
+  const factory = spaceStoresWith((adapter) => {
+    const commit = adapter.commit!.bind(adapter);
+    return {
+      commit: async (c: Commit) => {
+        if (c.versions.length > 0) commits.push(c.versions.length);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return commit(c);
+      },
+    };
+  });
   return { factory, commits };
 }
 
 /** Fake stores whose space stores count the versions read from them (`count.versions`). */
 export function countingReads() {
   const count = { versions: 0 };
-  const inner = fakeStores({ optional: true });
-  const stores: StoreFactory = {
-    ...inner,
-    open: async (path) => {
-      const adapter = await inner.open(path);
-      const getVersions = adapter.getVersions?.bind(adapter);
-      if (!path.startsWith('spaces/') || !getVersions) return adapter;
-      return Object.assign(Object.create(adapter), {
-        getVersions: (ids: readonly string[]) => {
-          count.versions += ids.length;
-          return getVersions(ids);
-        },
-      });
-    },
-  };
+  const stores = spaceStoresWith((adapter) => {
+    const getVersions = adapter.getVersions!.bind(adapter);
+    return {
+      getVersions: (ids: readonly string[]) => {
+        count.versions += ids.length;
+        return getVersions(ids);
+      },
+    };
+  });
   return { stores, count };
 }
