@@ -16,13 +16,13 @@ import { RECORD_ID } from './ids.js';
 import {
   collectionIndexPrefix,
   decodeMeta,
-  decodeSummary,
   metaOf,
   recordIndexPrefix,
   SUMMARY_KEY,
   type Summary,
 } from './index-entries.js';
 import { readStoredSets, rebuildIndex } from './index-read.js';
+import { KeptEntries } from './kept-entries.js';
 import { LruBodyCache } from './lru.js';
 import { fileRecords, unnamedFiles } from './named-files.js';
 import type { NegentropySnapshot } from './negentropy/set.js';
@@ -45,10 +45,6 @@ export const DEFAULT_BODY_CACHE = 50_000;
  * thread went to caching bodies (a copy each) and letting them go again.
  */
 export const CACHED_WRITE_MOST = 64;
-/** Entries larger than this (file chunks) are read from the adapter each time, not kept. */
-const MAX_KEPT_ENTRY_BYTES = 16 * 1024;
-/** Entries a store keeps at most, the one used longest ago going first. */
-const KEPT_ENTRIES = 4096;
 /** A collection up to this many versions is read whole when one of its records is asked for. */
 const WHOLE_READ_VERSIONS = 4096;
 
@@ -61,13 +57,6 @@ export interface StoreChange {
 export interface StoreOptions {
   /** A cache shared with other stores; otherwise the store keeps its own. */
   bodyCache?: BodyCache;
-}
-
-/** What a store holds, from its summary alone: for a store not open. */
-export interface StoreSummary {
-  fingerprint: string;
-  versions: number;
-  collections: string[];
 }
 
 const EMPTY_SET = new CollectionSet('');
@@ -84,8 +73,8 @@ export class Store {
   readonly #records = new RecordCache();
   /** Values derived from one collection, dropped when it changes. */
   readonly #derived = new Map<string, unknown>();
-  /** Entries read or written, the oldest first: `null` means known absent. */
-  readonly #entries = new Map<string, Uint8Array | null>();
+  /** Entries read or written lately. */
+  readonly #entries = new KeptEntries();
   #writes: Promise<unknown> = Promise.resolve();
   /** Bumped by every write and invalidation, so a read can tell one landed under it. */
   #generation = 0;
@@ -104,19 +93,6 @@ export class Store {
     const store = new Store(adapter, options);
     await store.#load();
     return store;
-  }
-
-  /** What the store over `adapter` holds, by its summary alone; `undefined` without one. */
-  static async summary(adapter: StorageAdapter): Promise<StoreSummary | undefined> {
-    const bytes = await adapter.get(SUMMARY_KEY);
-    const summary = bytes && decodeSummary(bytes);
-    if (!summary) return undefined;
-    const parts = [...summary.collections.values()];
-    return {
-      fingerprint: fingerprintOf(parts),
-      versions: parts.reduce((n, c) => n + c.count, 0),
-      collections: [...summary.collections.keys()].sort(),
-    };
   }
 
   /** Reads the sets from their pages, or (`whole`, or when they don't check out) the index. */
@@ -339,25 +315,15 @@ export class Store {
     return (await this.getVersions([id]))[0];
   }
 
-  #keep(key: string, value: Uint8Array | null): void {
-    this.#entries.delete(key);
-    if (value && value.length > MAX_KEPT_ENTRY_BYTES) return;
-    this.#entries.set(key, value);
-    if (this.#entries.size > KEPT_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-  }
-
   /** The entry under `key` (not a version index entry), `undefined` when absent. */
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#check();
     const known = this.#entries.get(key);
-    if (known !== undefined) {
-      this.#keep(key, known);
-      return known ?? undefined;
-    }
+    if (known !== undefined) return known ?? undefined;
     const generation = this.#generation;
     const value = await this.#adapter.get(key);
     // Kept only if no write landed while it was being read.
-    if (generation === this.#generation) this.#keep(key, value ?? null);
+    if (generation === this.#generation) this.#entries.keep(key, value ?? null);
     return value;
   }
 
@@ -426,7 +392,7 @@ export class Store {
       this.#records.add(v.collection, metas[i]!);
       if (cacheBodies) this.#bodies.set(v.id, v.bytes);
     });
-    for (const e of change.entries ?? []) this.#keep(e.key, e.value ?? null);
+    for (const e of change.entries ?? []) this.#entries.keep(e.key, e.value ?? null);
     return versions;
   }
 
