@@ -115,6 +115,20 @@ export function fromHex(hex: string): Uint8Array {
   return fromHexInto(hex, new Uint8Array(hex.length / 2));
 }
 
+/**
+ * The big-endian word of hex digits `[at, at + 8)` of `hex`, or -1 where one is not lowercase
+ * hex: for a lookup by an id's first bytes without decoding the rest.
+ */
+export function hexWord(hex: string, at: number): number {
+  let word = 0;
+  for (let i = at; i < at + 8; i++) {
+    const n = nibble(hex.charCodeAt(i));
+    if (n < 0) return -1;
+    word = (word << 4) | n;
+  }
+  return word >>> 0;
+}
+
 /** {@link fromHex} into `out`, which is as long as `hex` says, for a lookup's scratch bytes. */
 export function fromHexInto(hex: string, out: Uint8Array): Uint8Array {
   if (typeof hex !== 'string' || hex.length !== 2 * out.length) malformedHex();

@@ -5,7 +5,7 @@
  * blocks, and only those, are the pages the same write puts in the store (set-pages.ts), so
  * the set in memory and the pages stored are the same blocks.
  */
-import { fromHexInto, toHex } from './bytes.js';
+import { fromHexInto, hexWord, toHex } from './bytes.js';
 import { IdTable } from './id-table.js';
 import { type Block, mergeInto, totalAt } from './negentropy/block.js';
 import { BlockItems } from './negentropy/block-items.js';
@@ -140,15 +140,31 @@ export class CollectionSet {
     return false;
   }
 
-  /** Whether version `id` (64 hex) is held. */
+  /** Whether version `id` (64 lowercase hex) is held; anything else is not. */
   hasId(id: string): boolean {
     if (this.#count === 0 || id.length !== 64) return false;
-    // Decoded into scratch bytes: the intake asks this of every version, several times.
-    return this.#table().candidates(fromHexInto(id, LOOKUP), this.#hasLookup);
+    // The intake asks this of every version, several times, and a version coming in is mostly
+    // not held: the table is searched by the id's first 16 digits, and the whole id decoded
+    // (into scratch bytes) only for a candidate.
+    const a = hexWord(id, 0);
+    const b = hexWord(id, 8);
+    if (a < 0 || b < 0) return false;
+    this.#lookup = id;
+    return this.#table().candidates(a, b, this.#hasLookup);
   }
 
-  /** Whether the set holds the id in {@link LOOKUP} at timestamp (hi, lo). */
-  readonly #hasLookup = (hi: number, lo: number) => this.#has(hi, lo, LOOKUP, 0);
+  /** The id {@link hasId} is looking up. */
+  #lookup = '';
+
+  /** Whether the set holds the id being looked up at timestamp (hi, lo). */
+  readonly #hasLookup = (hi: number, lo: number): boolean => {
+    try {
+      fromHexInto(this.#lookup, LOOKUP);
+    } catch {
+      return false; // not hex past its first 16 digits: no version's id
+    }
+    return this.#has(hi, lo, LOOKUP, 0);
+  };
 
   #table(): IdTable {
     if (!this.#ids) {

@@ -26,10 +26,11 @@ export class IdTable {
     this.#size++;
   }
 
-  /** Calls `candidate(hi, lo)` for each timestamp held under an id sharing `id`'s first 8 bytes. */
-  candidates(id: Uint8Array, candidate: (hi: number, lo: number) => boolean): boolean {
-    const a = word(id, 0);
-    const b = word(id, 4);
+  /**
+   * Calls `candidate(hi, lo)` for each timestamp held under an id whose first 8 bytes are the
+   * big-endian words `a` and `b`, until one returns true.
+   */
+  candidates(a: number, b: number, candidate: (hi: number, lo: number) => boolean): boolean {
     const slots = this.#slots;
     for (let i = mix(a, b) & this.#mask; ; i = (i + 1) & this.#mask) {
       const s = 4 * i;
