@@ -13,7 +13,10 @@ export class KeptEntries {
   /** In order of use, the one used longest ago first. */
   readonly #entries = new Map<string, Uint8Array | null>();
 
-  /** The value kept under `key` (now the last used): bytes, `null` if absent, `undefined` if not kept. */
+  /**
+   * The value kept under `key`, now the one used last: bytes, `null` when known absent,
+   * `undefined` when not kept.
+   */
   get(key: string): Uint8Array | null | undefined {
     const known = this.#entries.get(key);
     if (known !== undefined) this.keep(key, known);
