@@ -13,6 +13,7 @@ import {
   helloFrom,
   keyThat,
   type MessageOf,
+  memberPeer,
   memberSpace,
   scriptedPeer,
   syncSetOf,
@@ -93,9 +94,7 @@ describe('pulling a collection', () => {
 
   it('a pull with a cursor that is not 40 bytes ends the connection', async () => {
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers');
     p.send({ t: 'pull', s: space, q: 1, c: 'app.post', a: new Uint8Array(39) });
     await waitFor(() => p.peer.endReason !== undefined, 5000, 'the connection to end');
     expect(p.peer.endReason).toMatch(/cursor/);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '../src/sync/messages.js';
 import { createVersions } from '../src/version.js';
-import { keyThat, memberSpace, scriptedPeer, waitFor } from './scripted-peer.js';
+import { pushingPeer, waitFor } from './scripted-peer.js';
 import { nodeFixture } from './sync-helpers.js';
 
 const { make } = nodeFixture();
@@ -13,9 +13,7 @@ const { make } = nodeFixture();
 describe('a connection’s inbox', () => {
   it('stops reading past 2 MiB waiting and reads again once it is handled; all arrive', async () => {
     const node = await make();
-    const key = keyThat('starts', node.did);
-    const { space, spaceKey } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { key, space, spaceKey, p } = await pushingPeer(node);
     let paused = 0;
     let resumed = 0;
     const transport = p.transport;

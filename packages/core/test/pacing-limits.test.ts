@@ -21,7 +21,9 @@ import {
   fakeItems,
   helloFrom,
   keyThat,
+  memberPeer,
   memberSpace,
+  pushingPeer,
   type ScriptedPeer,
   scriptedPeer,
   syncSetOf,
@@ -59,9 +61,7 @@ describe('pacing limits', () => {
   it(`keeps ${MAX_WANTS_IN_FLIGHT} wants in flight per peer; when one is answered, the next goes`, async () => {
     expect(MAX_WANTS_IN_FLIGHT).toBe(4);
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers');
     const items = fakeItems(6 * MAX_IDS_PER_WANT + 10);
     answerAll(p, { 'app.post': syncSetOf(items) });
     p.send(helloFrom(space, [['app.post', items.length]]));
@@ -90,10 +90,9 @@ describe('pacing limits', () => {
   it(`gives up a session past ${MAX_ROUNDS} rounds, counted by the side that started`, async () => {
     expect(MAX_ROUNDS).toBe(64);
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    await node.records.put(space, 'app.post', { n: 1 });
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers', (space) =>
+      node.records.put(space, 'app.post', { n: 1 }),
+    );
     const empty = syncSetOf([]);
     p.onMessage = (m) => {
       if (m.t !== 'neg') return;
@@ -142,9 +141,8 @@ describe('pacing limits', () => {
   it(`keeps at most ${MAX_WAITING} versions waiting for a grant; past that the oldest go`, async () => {
     expect(MAX_WAITING).toBe(1_000);
     const node = await make();
-    const key = keyThat('starts', node.did); // we start, and start nothing: the node waits
-    const { space, spaceKey } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    // We start, and start nothing: the node waits.
+    const { space, spaceKey, p } = await pushingPeer(node);
     // A writer the node doesn't know yet: its versions wait, since the grant may be on its way.
     const stranger = SigningKey.generate();
     const base = Date.now();
@@ -186,9 +184,7 @@ describe('pacing limits', () => {
 
   it('never asks again for a version it refused', async () => {
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space, spaceKey } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { key, space, spaceKey, p } = await memberPeer(node, 'answers');
     const stranger = SigningKey.generate();
     const refused = await versionBy(stranger, spaceKey, space, 'app.post', { no: 1 });
     const mine = await versionBy(key, spaceKey, space, 'app.post', { yes: 1 });
@@ -220,9 +216,7 @@ describe('pacing limits', () => {
   it(`remembers ${MAX_REFUSALS} refusals per peer and space; past that the oldest is forgotten`, async () => {
     expect(MAX_REFUSALS).toBe(10_000);
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers');
     // We refuse 10,001 ids (the node remembers refusals both ways), then say we hold them all.
     const items = fakeItems(MAX_REFUSALS + 1);
     for (const [, id] of items) p.send({ t: 'refuse', s: space, i: id, w: 'not wanted' });

@@ -11,10 +11,9 @@ import {
   answerNeg,
   fakeItems,
   helloFrom,
-  keyThat,
   type MessageOf,
-  memberSpace,
-  scriptedPeer,
+  memberPeer,
+  pushingPeer,
   syncSetOf,
   versionBy,
 } from './scripted-peer.js';
@@ -29,9 +28,7 @@ describe('pacing on a fake clock', () => {
   it('says hello in every shared space every 30 s, and not between', async () => {
     expect(HEARTBEAT_MS).toBe(30_000);
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers');
     const linked = Date.now();
     // We never say where we stand, so the node has nothing to reconcile: only its heartbeat.
     await advance(95_000, 100);
@@ -47,9 +44,7 @@ describe('pacing on a fake clock', () => {
   it('says hello about 100 ms after taking versions in, once for several messages', async () => {
     expect(HELLO_AFTER_TAKE_IN_MS).toBe(100);
     const node = await make();
-    const key = keyThat('starts', node.did);
-    const { space, spaceKey } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { key, space, spaceKey, p } = await pushingPeer(node);
     await advance(500);
     const before = timesOf(p, 'hello', space).length;
     const versions = await Promise.all(
@@ -72,9 +67,7 @@ describe('pacing on a fake clock', () => {
 
   it('tells listeners "records changed" once per message taken in, not once per version', async () => {
     const node = await make();
-    const key = keyThat('starts', node.did);
-    const { space, spaceKey } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { key, space, spaceKey, p } = await pushingPeer(node);
     const changes: string[][] = [];
     await node.records.subscribe(space, (c) => changes.push(c.collections));
     const batch = (n: number) =>
@@ -101,9 +94,7 @@ describe('pacing on a fake clock', () => {
   it('drops a silent session after 30 s and finds the difference again', async () => {
     expect(STALE_MS).toBe(30_000);
     const node = await make();
-    const key = keyThat('answers', node.did); // the node starts
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers'); // the node starts
     // We say we stand elsewhere, then never answer: the session waits on us.
     p.send(helloFrom(space, [['app.post', 3]]));
     await within(2_000, () => p.of('neg', space).length > 0, 'the first neg');
@@ -124,9 +115,7 @@ describe('pacing on a fake clock', () => {
 
   it('drops a want unanswered for 30 s, and may ask its ids again', async () => {
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers');
     const ours = syncSetOf(fakeItems(40));
     const empty = syncSetOf([]);
     p.onMessage = (m) => {
@@ -156,10 +145,9 @@ describe('pacing on a fake clock', () => {
 
   it('does not restart a live session, but runs it once more when it ends', async () => {
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    await node.records.put(space, 'app.post', { n: 1 });
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers', (space) =>
+      node.records.put(space, 'app.post', { n: 1 }),
+    );
     const empty = syncSetOf([]);
     // Every neg is answered at once, except the first of the first session, held for 10 s.
     let held: MessageOf<'neg'> | undefined;
@@ -197,9 +185,7 @@ describe('pacing on a fake clock', () => {
   // split sync code; un-fail this then.
   it('takes a reply to a session dropped as stale as late, not as a broken peer', async () => {
     const node = await make();
-    const key = keyThat('answers', node.did);
-    const { space } = await memberSpace(node, key);
-    const p = await scriptedPeer(node, key, [space]);
+    const { space, p } = await memberPeer(node, 'answers');
     p.send(helloFrom(space, [['app.post', 1]]));
     await within(2_000, () => p.of('neg', space).length > 0, 'the first neg');
     const late = p.of('neg', space)[0]!;

@@ -188,10 +188,22 @@ export async function memberSpace(node: MincaNode, key: SigningKey) {
   return { space, spaceKey: ticket.key };
 }
 
-/** A writer of a new space of `node`'s, connected to it as a peer that starts: it pushes. */
-export async function pushingPeer(node: MincaNode) {
-  const key = keyThat('starts', node.did);
+/**
+ * A writer of a new space of `node`'s, connected to it as a peer whose key `role`s: one that
+ * starts reconciling (and so pushes), or one that answers while the node starts. `before` runs
+ * on the new space before the peer connects (the node's own writes there, say).
+ */
+export async function memberPeer(
+  node: MincaNode,
+  role: 'starts' | 'answers',
+  before?: (space: string) => Promise<unknown>,
+) {
+  const key = keyThat(role, node.did);
   const { space, spaceKey } = await memberSpace(node, key);
+  await before?.(space);
   const p = await scriptedPeer(node, key, [space]);
   return { key, space, spaceKey, p };
 }
+
+/** A writer of a new space of `node`'s, connected to it as a peer that starts: it pushes. */
+export const pushingPeer = (node: MincaNode) => memberPeer(node, 'starts');
