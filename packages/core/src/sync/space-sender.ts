@@ -91,8 +91,9 @@ export class SpaceSender {
   async #keysAhead(versions: Outgoing[]): Promise<Outgoing[]> {
     for (const v of versions) if (v.collection === KEY_COLLECTION) this.#keysShown.add(v.id);
     if (versions.every((v) => isSystemCollection(v.collection))) return versions;
-    const held = [...this.space.store.items(KEY_COLLECTION)].map(([, id]) => id);
-    const unshown = [...held].filter((id) => !this.#keysShown.has(id));
+    const unshown: string[] = [];
+    for (const [, id] of this.space.store.items(KEY_COLLECTION))
+      if (!this.#keysShown.has(id)) unshown.push(id);
     if (unshown.length === 0) return versions;
     for (const id of unshown) this.#keysShown.add(id);
     const ahead = (await this.space.store.getVersions(unshown)).filter(
