@@ -72,7 +72,13 @@ function toBytes(data: unknown): Uint8Array | undefined {
   return undefined;
 }
 
-/** Wraps a socket that is open or opening; what is sent before it opens waits for it. */
+/**
+ * Wraps a socket that is open or opening; what is sent before it opens waits for it. Wrap it in
+ * the turn it was made (or accepted, in a server's `connection` handler), not after awaiting its
+ * opening: a socket hands over what arrives only to the listeners it has, and a peer says `hi`
+ * the moment the connection opens, so a `hi` that came before the transport listened is lost
+ * and the handshake fails.
+ */
 export function createWebSocketTransport(socket: WebSocketLike): Transport {
   let closed = false;
   const queue: Uint8Array[] = [];
