@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Commit, createNode, nodeCrypto, readEntries } from '@minca/core';
-import { idPrefix, SQLITE_BODY_CACHE_BYTES, sqliteStores } from '@minca/sqlite';
+import { idPrefix, SQLITE_BODY_CACHE_BYTES, SQLITE_PAGE_BYTES, sqliteStores } from '@minca/sqlite';
 import Database from 'better-sqlite3';
 import { type Benchmark, median, medianMs } from '../harness.js';
 import { heapKept } from '../heap.js';
@@ -45,6 +45,8 @@ function commits(): Commit[] {
 
 function connect(file: string): Database.Database {
   const db = new Database(file);
+  // Both sides in the pages minca makes a new database in (WAL mode writes the first page).
+  db.pragma(`page_size = ${SQLITE_PAGE_BYTES}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   return db;

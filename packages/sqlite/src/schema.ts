@@ -92,6 +92,19 @@ const upgrade = (from: 1 | 2 | 3) => [
 
 /** Pages of write-ahead log between automatic checkpoints. */
 const WAL_CHECKPOINT_PAGES = 4096;
+/** SQLite's page size when nobody chose one. */
+const SQLITE_DEFAULT_PAGE_BYTES = 4096;
+/**
+ * The page size `sqliteStores` gives a database that has no page yet. An app that sets its
+ * connection up before (WAL mode writes the first page) may set it first to have the same.
+ *
+ * A commit of a page of versions dirties a leaf for each of their index entries (spread out by
+ * record id) and a few appended to: in pages of 8 KiB, taking 100,000 versions in, 286 a
+ * commit, cost 17% less CPU than in 4 KiB ones, while a put alone cost the same (and writes
+ * 40 KB of log, not 23). 16 KiB saved 3% more on the first and cost puts a fifth. Spec 05
+ * "SQLite stores".
+ */
+export const SQLITE_PAGE_BYTES = 8192;
 /** The connection's page cache, KiB. */
 const CACHE_KIB = 4096;
 
@@ -118,6 +131,12 @@ function pragma(db: SqliteDatabase, sql: string): unknown {
 }
 
 function tune(db: SqliteDatabase, settings: ConnectionSettings): void {
+  // Only a database with no page yet takes a page size, and WAL mode writes its first: so this
+  // comes first. A size the connection was given before is the app's, and kept.
+  const fresh = Number(pragma(db, 'page_count')) === 0;
+  if (fresh && Number(pragma(db, 'page_size')) === SQLITE_DEFAULT_PAGE_BYTES) {
+    pragma(db, `page_size = ${SQLITE_PAGE_BYTES}`);
+  }
   // WAL: readers don't block the writer, and a commit is one append (survives a killed process).
   const mode = pragma(db, 'journal_mode = WAL');
   // In WAL, NORMAL syncs at checkpoints only: a power cut may drop the last commits but never
@@ -130,7 +149,8 @@ function tune(db: SqliteDatabase, settings: ConnectionSettings): void {
   // A store's keys are hashes, so each version written dirties a page of its own in the index
   // entries and the recent ids: a commit of a page of versions writes hundreds of pages to the
   // log. Checkpointing every 1,000 pages (SQLite's default) copied and synced them after nearly
-  // every commit; every 4,096 (16 MiB of log), a page written by several commits is copied once.
+  // every commit; every 4,096 (32 MiB of log in 8 KiB pages), a page written by several commits
+  // is copied once.
   pragma(db, `wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   // The page cache is the connection's own memory: 4 MiB, not some drivers' 16 MiB (a joining
   // device's RSS), since the rows it would hold are hashed apart and the OS caches the file.

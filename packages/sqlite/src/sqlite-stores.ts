@@ -21,8 +21,10 @@ const PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 /** Options of {@link sqliteStores}. */
 export interface SqliteStoresOptions {
   /**
-   * Tune the connection: WAL journal, `synchronous` (below) and a 5 s busy timeout where none
-   * is set. Default `true`; `false` leaves the connection as given.
+   * Tune the connection: WAL journal, `synchronous` (below), a 5 s busy timeout where none is
+   * set, and pages of 8 KiB for a database that has none yet (unless the connection was given
+   * a page size other than SQLite's 4 KiB). Default `true`; `false` leaves the connection as
+   * given.
    */
   configure?: boolean;
   /**

@@ -167,6 +167,33 @@ describe('sqliteStores', () => {
     expect(plain.pragma('cache_size', { simple: true })).toBe(-16000); // better-sqlite3's own
   });
 
+  it('makes a new database in pages of 8 KiB, and keeps the size of one that has pages or was given one', async () => {
+    dir = new TempDir();
+    const pageSize = (db: ReturnType<TempDir['open']>) => db.pragma('page_size', { simple: true });
+    const fresh = dir.open('fresh.sqlite');
+    const stores = sqliteStores(fresh);
+    await (await stores.open('spaces/a')).batch([{ key: 'k', value: bytes(1) }]);
+    expect(pageSize(fresh)).toBe(8192);
+    fresh.close();
+    expect(pageSize(dir.open('fresh.sqlite'))).toBe(8192); // the file's, not the connection's
+
+    // Made before minca saw it, in SQLite's 4 KiB: it stays so (a size is set only once).
+    const older = dir.open('older.sqlite');
+    older.exec('CREATE TABLE app_own (x)');
+    sqliteStores(older);
+    expect(pageSize(older)).toBe(4096);
+
+    // An app that chose a size for its new database keeps it.
+    const chosen = dir.open('chosen.sqlite');
+    chosen.pragma('page_size = 16384');
+    sqliteStores(chosen);
+    expect(pageSize(chosen)).toBe(16384);
+
+    const plain = dir.open('plain-new.sqlite');
+    sqliteStores(plain, { configure: false });
+    expect(pageSize(plain)).toBe(4096);
+  });
+
   const planOf = (db: ReturnType<typeof setup>['db'], sql: string, ...params: unknown[]) =>
     (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map(
       (row) => row.detail,
