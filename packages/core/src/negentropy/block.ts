@@ -17,8 +17,9 @@ export const SMALL_WRITE = 64;
 /**
  * Most items small writes append to a block: each such write rewrites the stored page
  * (set-pages.ts) of its block, so that page stays small: 640 bytes, not up to 20 KiB. On SQLite
- * a tail of 64 (2.5 KiB) cost a put 7.4 pages of log, 16 costs 5.9: the larger row kept
- * outgrowing its leaf, and the pages that moved dirtied the file's header too.
+ * (in the 4 KiB pages of then) a tail of 64 (2.5 KiB) cost a put 7.4 pages of log, 16 costs
+ * 5.9: the larger row kept outgrowing its leaf, and the pages that moved dirtied the file's
+ * header too.
  */
 export const TAIL_BLOCK_SIZE = 16;
 
